@@ -1,0 +1,33 @@
+# Two commands do all the set-up on a fresh machine:
+#   make lab    start JupyterLab on the first notebook
+#   make test   run every test: pytest, the notebooks under nbval, the browser test
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: lab test bench browser-deps clean
+
+lab: $(VENV)/.installed
+	$(BIN)/jupyter lab notebooks/01_contract.ipynb
+
+test: $(VENV)/.installed browser-deps
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m agtool.bench
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+# The browser test drives Debian's Chromium (a Playwright browser download is not possible here).
+browser-deps:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "The browser test needs Chromium: sudo apt-get install -y chromium"; fi; }
+
+clean:
+	rm -rf $(VENV)
