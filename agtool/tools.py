@@ -31,7 +31,8 @@ from langgraph.runtime import Runtime
 
 from agtool import inventory
 
-# The contract's type names, and what each one is called in JSON Schema.
+# The contract's type names, and what each one is called in JSON Schema. One
+# more type name, "any", lets every value through; its JSON Schema is {}.
 JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
               "bool": "boolean", "list": "array", "dict": "object"}
 
@@ -41,9 +42,17 @@ JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
 # checks read it, and so does the model: its tool descriptions are drawn from
 # it, so the two can never disagree.
 #
-#   arg spec:    type, required (default True), allowed (list), min, max (inclusive)
+#   types:       str int float bool list dict, and any (every value passes)
+#   arg spec:    type, required (default True), allowed (list), min, max (inclusive),
+#                properties (a dict: key -> arg spec; other keys are unknown),
+#                items (a list: ONE arg spec, checked on every item)
 #   return spec: type, max_len (lists), min, max, allow_empty (default False),
 #                items (a list of dicts: key -> return spec, checked on every item)
+#
+# A reason names a field of the contract by its dotted path, never a position
+# in the value: "type:filter.color" is key color of the dict arg filter, and
+# an item of a list is named by its list, so "range:points" is an item of
+# points out of range (as check_result's "range:rows.qty" is the qty of some row).
 
 # BEGIN SOLUTION
 _REGION = {"type": "str", "allowed": list(inventory.REGIONS)}
@@ -87,29 +96,41 @@ def describe_tools() -> list[dict]:
 
     Each entry: {"type": "function", "function": {"name", "description",
     "parameters"}}, where parameters is a JSON Schema object with properties
-    (type, enum, minimum, maximum), required and additionalProperties: false.
+    (type, enum, minimum, maximum; properties and items for nested args),
+    required and additionalProperties: false.
     """
     # BEGIN SOLUTION
-    described = []
-    for name, tool in TOOLS.items():
-        properties = {}
-        for arg, spec in tool["args"].items():
-            prop = {"type": JSON_TYPES[spec["type"]]}
-            if "allowed" in spec:
-                prop["enum"] = list(spec["allowed"])
-            if "min" in spec:
-                prop["minimum"] = spec["min"]
-            if "max" in spec:
-                prop["maximum"] = spec["max"]
-            properties[arg] = prop
-        required = [arg for arg, spec in tool["args"].items() if spec.get("required", True)]
-        described.append({"type": "function", "function": {
-            "name": name,
-            "description": tool["description"],
-            "parameters": {"type": "object", "properties": properties,
-                           "required": required, "additionalProperties": False},
-        }})
-    return described
+    return [{"type": "function", "function": {"name": name, "description": tool["description"],
+                                              "parameters": object_schema(tool["args"])}}
+            for name, tool in TOOLS.items()]
+    # END SOLUTION
+
+
+def object_schema(specs: dict) -> dict:
+    """The JSON Schema of a dict with the keys of specs (the args, or a dict arg's properties), no others."""
+    # BEGIN SOLUTION
+    return {"type": "object",
+            "properties": {key: arg_schema(spec) for key, spec in specs.items()},
+            "required": [key for key, spec in specs.items() if spec.get("required", True)],
+            "additionalProperties": False}
+    # END SOLUTION
+
+
+def arg_schema(spec: dict) -> dict:
+    """The JSON Schema of one arg spec: type (none for "any"), enum, minimum, maximum, properties, items."""
+    # BEGIN SOLUTION
+    schema = {} if spec["type"] == "any" else {"type": JSON_TYPES[spec["type"]]}
+    if "allowed" in spec:
+        schema["enum"] = list(spec["allowed"])
+    if "min" in spec:
+        schema["minimum"] = spec["min"]
+    if "max" in spec:
+        schema["maximum"] = spec["max"]
+    if "properties" in spec:
+        schema.update(object_schema(spec["properties"]))
+    if "items" in spec:
+        schema["items"] = arg_schema(spec["items"])
+    return schema
     # END SOLUTION
 
 
@@ -117,7 +138,8 @@ class ContractError(ValueError):
     """A contract table with a mistake in it. The message names the tool and the field."""
 
 
-_ARG_KEYS = {"type", "required", "allowed", "min", "max"}
+_ARG_KEYS = {"type", "required", "allowed", "min", "max", "properties", "items"}
+_ITEM_KEYS = _ARG_KEYS - {"required"}  # an item of a list is never absent
 _RETURN_KEYS = {"type", "max_len", "min", "max", "allow_empty", "items"}
 _ENTRY_KEYS = {"fn", "description", "args", "returns", "upgrade"}
 
@@ -142,18 +164,36 @@ def check_table(tools: dict | None = None) -> None:
             raise ContractError(f"{where}['description'] must be a non-empty str: the model reads it")
         if "upgrade" in entry and entry["upgrade"] not in tools:
             raise ContractError(f"{where}['upgrade'] names {entry['upgrade']!r}, which is not in TOOLS")
-        for arg, spec in _as_specs(f"{where}['args']", entry["args"]).items():
-            _check_spec(f"{where}['args'][{arg!r}]", spec, _ARG_KEYS)
+        _check_args(f"{where}['args']", entry["args"])
         _check_returns(f"{where}['returns']", entry["returns"])
+
+
+def _check_args(where: str, args: Any) -> None:
+    for arg, spec in _as_specs(where, args).items():
+        _check_arg(f"{where}[{arg!r}]", spec, _ARG_KEYS)
+
+
+def _check_arg(where: str, spec: Any, known: set) -> None:
+    _check_spec(where, spec, known)
+    if "properties" in spec:
+        _only_for(where, spec, "properties", "dict")
+        _check_args(f"{where}['properties']", spec["properties"])
+    if "items" in spec:
+        _only_for(where, spec, "items", "list")
+        _check_arg(f"{where}['items']", spec["items"], _ITEM_KEYS)
 
 
 def _check_returns(where: str, returns: Any) -> None:
     for key, spec in _as_specs(where, returns).items():
         _check_spec(f"{where}[{key!r}]", spec, _RETURN_KEYS)
         if "items" in spec:
-            if spec["type"] != "list":
-                raise ContractError(f"{where}[{key!r}]['items'] is only for type 'list', not {spec['type']!r}")
+            _only_for(f"{where}[{key!r}]", spec, "items", "list")
             _check_returns(f"{where}[{key!r}]['items']", spec["items"])
+
+
+def _only_for(where: str, spec: dict, key: str, kind: str) -> None:
+    if spec["type"] != kind:
+        raise ContractError(f"{where}[{key!r}] is only for type {kind!r}, not {spec['type']!r}")
 
 
 def _as_specs(where: str, specs: Any) -> dict:
@@ -176,8 +216,8 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
         raise ContractError(f"{where} must be a dict such as {{'type': 'str'}}, not {spec!r}")
     _check_keys(where, spec, known, required={"type"})
     kind = spec["type"]
-    if kind not in JSON_TYPES:
-        raise ContractError(f"{where}['type'] is {kind!r}; use one of {', '.join(JSON_TYPES)}")
+    if not isinstance(kind, str) or kind not in _PY_TYPES:
+        raise ContractError(f"{where}['type'] is {kind!r}; use one of {', '.join(_PY_TYPES)}")
     for bound in ("min", "max"):
         if bound in spec:
             if kind not in ("int", "float"):
@@ -192,6 +232,8 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
         if flag in spec and not isinstance(spec[flag], bool):
             raise ContractError(f"{where}[{flag!r}] must be True or False, not {spec[flag]!r}")
     if "allowed" in spec:
+        if kind == "any":  # Python's `in` finds True in [1]; a typed arg is type-checked first, so never meets that
+            raise ContractError(f"{where}['allowed'] needs a type: 'any' lets every value through")
         allowed = spec["allowed"]
         if not isinstance(allowed, list) or not allowed:
             raise ContractError(f"{where}['allowed'] must be a non-empty list of values, not {allowed!r}")
@@ -208,11 +250,13 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
 def _is_type(value: Any, kind: str) -> bool:
     """Does value have the contract type `kind`? (Stage 2 writes its own; this one guards the table.)"""
     if isinstance(value, bool):
-        return kind == "bool"
-    return kind == "float" and isinstance(value, int) or isinstance(value, _PY_TYPES[kind])
+        return kind in ("bool", "any")
+    return isinstance(value, _PY_TYPES[kind])
 
 
-_PY_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict}
+# The Python types each contract type takes (bool apart: it is an int in Python).
+_PY_TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool,  # an int is a fine float
+             "list": list, "dict": dict, "any": object}
 
 
 # ── Stage 2 · argument check ─────────────────────────────────────────────────
@@ -226,36 +270,50 @@ def check_args(name: str, args: dict) -> str | None:
     Unknown names first, then each contract arg in table order. bool never
     passes for int or float (bool is an int in Python!); an int passes for
     float; NaN is outside every range; an absent optional arg is fine.
+    Inside a nested arg the field is a dotted path: type:filter.color.
     """
     # BEGIN SOLUTION
-    contract = TOOLS[name]["args"]
+    return check_arg_fields(TOOLS[name]["args"], args, prefix="")
+    # END SOLUTION
+
+
+def check_arg_fields(specs: dict, args: dict, prefix: str) -> str | None:
+    """The first reason a dict breaks specs (name -> arg spec), fields named prefix + name."""
+    # BEGIN SOLUTION
     for arg in args:
-        if arg not in contract:
-            return f"unknown:{arg}"
-    for arg, spec in contract.items():
+        if arg not in specs:
+            return f"unknown:{prefix}{arg}"
+    for arg, spec in specs.items():
         if arg not in args:
             if spec.get("required", True):
-                return f"missing:{arg}"
+                return f"missing:{prefix}{arg}"
             continue
-        value = args[arg]
-        if not has_type(value, spec["type"]):
-            return f"type:{arg}"
+        value, kind = args[arg], spec["type"]
+        if not has_type(value, kind):
+            return f"type:{prefix}{arg}"
         if not in_range(value, spec):
-            return f"range:{arg}"
+            return f"range:{prefix}{arg}"
         if "allowed" in spec and value not in spec["allowed"]:
-            return f"allowed:{arg}"
+            return f"allowed:{prefix}{arg}"
+        if kind == "dict" and "properties" in spec:  # named keys: checked as args are
+            reason = check_arg_fields(spec["properties"], value, prefix=f"{prefix}{arg}.")
+            if reason:
+                return reason
+        if kind == "list" and "items" in spec:  # each item is checked as if it were the arg: reasons name the list
+            for item in value:
+                reason = check_arg_fields({arg: spec["items"]}, {arg: item}, prefix)
+                if reason:
+                    return reason
     return None
     # END SOLUTION
 
 
 def has_type(value: Any, kind: str) -> bool:
-    """Is value of the contract type `kind` ("str", "int", "float", "bool", "list", "dict")?"""
+    """Is value of the contract type `kind` ("str", "int", "float", "bool", "list", "dict", "any")?"""
     # BEGIN SOLUTION
     if isinstance(value, bool):  # bool is a subclass of int: True would pass as 1
-        return kind == "bool"
-    if kind == "float":
-        return isinstance(value, (int, float))
-    return isinstance(value, _PY_TYPES[kind])
+        return kind in ("bool", "any")
+    return isinstance(value, _PY_TYPES[kind])  # float takes an int too; any takes every value
     # END SOLUTION
 
 
@@ -375,8 +433,10 @@ def is_json(value: Any) -> bool:
     """Can JSON hold value exactly? None, str, int, bool, finite float; lists; dicts with str keys."""
     # BEGIN SOLUTION
     kind = type(value)
-    if value is None or kind in (str, int, bool):
+    if value is None or kind in (str, bool):
         return True
+    if kind is int:  # Python will not print an int of over 4300 digits; 14,000 bits stay below that
+        return value.bit_length() <= 14_000
     if kind is float:
         return math.isfinite(value)
     if kind is list:
@@ -557,7 +617,10 @@ def after_fix(state: RunState) -> str:
 def answer(state: RunState) -> dict:
     """Node: a sentence built only from the ok value."""
     # BEGIN SOLUTION
-    value = json.dumps(state["result"]["value"], sort_keys=True, ensure_ascii=False, default=repr)
+    try:
+        value = json.dumps(state["result"]["value"], sort_keys=True, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):  # mixed key types cannot be sorted; 4301-digit ints cannot print
+        value = "a value JSON cannot show"
     return {"status": "answered", "answer": f"{state['tool']} answered: {value}", "path": ["answer"]}
     # END SOLUTION
 

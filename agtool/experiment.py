@@ -1,0 +1,264 @@
+"""agtool.experiment: noisy requests through three agents, the lesson's claim made visible.
+
+A model is wrong differently each time. NoisyPicker plays one; every request
+is picked once, and three agents get the same pick, so they differ only in what
+they do with it:
+
+    naive   runs the tool body with whatever the model picked and answers what comes back
+    door    one call through call_tool: answers an ok value, gives up on a failure with its reason
+    graph   run(): the retry graph fixes what it can within MAX_ATTEMPTS and gives up on the rest
+
+Each run ends one way:
+
+    crashed   an exception came out of the agent: the run, and the conversation, are over
+    made up   an answer, but not the true one (the request has no true answer, or another one)
+    correct   the true answer
+    gave up   no answer, and a reason why
+
+The true answer to a request is what the right endpoint (a tool's upgrade, if it
+has one) returns for the request as the user asked it, before any mistake, when
+that meets the contract's output schema, as jsonschema judges it (not the door
+under test). When it does not (an unknown SKU, hours where days belong, no
+route) nothing true can be said, and giving up is the only right outcome.
+
+It runs on the student's own agtool/tools.py. Until the stages it needs are
+written, the experiment is a value that says which one is missing.
+"""
+
+import contextlib
+import copy
+import functools
+import html
+import inspect
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jsonschema
+from matplotlib.figure import Figure
+
+from agtool import inventory, schema, tools
+from agtool.lab import Raised
+from agtool.pickers import NoisyPicker
+
+UNKNOWN_SKU = "Z-999"  # a SKU the inventory has never heard of: its lookup is empty
+OUTCOMES = {"crashed": "crashed runs", "made_up": "made-up answers", "correct": "correct answers",
+            "gave_up": "given up with a reason"}
+COLOURS = {"crashed": "#b2182b", "made_up": "#ef8a62", "gave_up": "#999999", "correct": "#1a9850"}
+
+
+def make_requests(n: int = 200, seed: int = 0) -> list[dict]:
+    """n requests as users ask them: a stock lookup (old or new endpoint) or a delivery estimate."""
+    rng = random.Random(f"requests {seed}")  # not the picker's stream: requests and mistakes stay independent
+    skus = [sku for sku, *_ in inventory.PRODUCTS] + [UNKNOWN_SKU]
+    requests = []
+    for _ in range(n):
+        tool = rng.choice(["stock_lookup", "stock_lookup_v2", "delivery_eta"])
+        args = {"sku": rng.choice(skus), "region": rng.choice(inventory.REGIONS)}
+        if tool != "delivery_eta":
+            args["limit"] = rng.choice([1, 2])
+        requests.append({"tool": tool, "args": args})
+    return requests
+
+
+def true_answer(request: dict) -> dict | None:
+    """The value the right endpoint gives for the request as asked, or None when nothing true can be said."""
+    entry = tools.TOOLS[request["tool"]]
+    right = tools.TOOLS[entry.get("upgrade", request["tool"])]
+    try:
+        value = right["fn"](**request["args"])
+    except Exception:  # no route, say: there is no true answer to give
+        return None
+    validator = jsonschema.Draft202012Validator(schema.returns_schema(right["returns"]))
+    return value if validator.is_valid(value) else None
+
+
+# ── The three agents ─────────────────────────────────────────────────────────
+# Each takes the model's pick and returns (status, detail): "answered" and the
+# value, "gave_up" and the reason, or "crashed" and the exception.
+
+def naive_agent(tool: Any, args: Any) -> tuple[str, Any]:
+    """Look the tool up and run its body with the model's args: no contract, no checks."""
+    try:
+        return "answered", tools.TOOLS[tool]["fn"](**args)
+    except Exception as error:
+        return "crashed", f"{type(error).__name__}: {error}"
+
+
+def door_agent(tool: Any, args: Any) -> tuple[str, Any]:
+    """One call through the door: an ok value is the answer, a failure is a reason."""
+    envelope = tools.call_tool(tool, args)
+    return ("answered", envelope["value"]) if envelope["ok"] else ("gave_up", envelope["error"])
+
+
+def graph_agent(tool: Any, args: Any) -> tuple[str, Any]:
+    """The retry graph, with the model's pick in the pick node."""
+    state = tools.run({"tool": tool, "args": args}, picker=lambda request: (tool, args))
+    if state["status"] == "answered":
+        return "answered", state["result"]["value"]
+    return "gave_up", " -> ".join(state["reasons"]) or "no attempts left"
+
+
+AGENTS: dict[str, Callable[[Any, Any], tuple[str, Any]]] = {
+    "naive": naive_agent, "door": door_agent, "graph": graph_agent}
+
+
+# ── Counting tool-body runs ──────────────────────────────────────────────────
+
+@contextlib.contextmanager
+def counting_bodies():
+    """Inside the block every TOOLS body counts its runs into the Counter it yields; then the bodies are back."""
+    runs, saved = Counter(), {name: entry["fn"] for name, entry in tools.TOOLS.items()}
+    for name, fn in saved.items():
+        tools.TOOLS[name]["fn"] = _counted(name, fn, runs)
+    try:
+        yield runs
+    finally:
+        for name, fn in saved.items():
+            tools.TOOLS[name]["fn"] = fn
+
+
+def _counted(name: str, fn: Callable, runs: Counter) -> Callable:
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def body(*args, **kwargs):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:  # args the body cannot take never start it: let Python say so in its own words
+            return fn(*args, **kwargs)
+        runs[name] += 1
+        return fn(*args, **kwargs)
+    return body
+
+
+# ── The experiment ───────────────────────────────────────────────────────────
+
+@dataclass
+class Run:
+    """One request through one agent."""
+    agent: str
+    request: dict
+    pick: tuple             # (tool, args) as the model picked them
+    mistakes: list[str]     # what the model got wrong, by NoisyPicker's names
+    outcome: str            # a key of OUTCOMES
+    detail: Any             # the answer, the reason given up with, or the exception
+    body_runs: int          # tool-body runs this run caused
+    truth: dict | None      # the true answer, None when there is none
+
+
+@dataclass
+class Experiment:
+    """Every run of the experiment, and its outcome table and chart; or the stage it still needs."""
+    runs: list[Run] = field(default_factory=list)
+    not_ready: NotImplementedError | None = None
+
+    def table(self) -> "OutcomeTable | Raised":
+        if self.not_ready is not None:
+            return Raised(self.not_ready)
+        rows = []
+        for agent in AGENTS:
+            mine = [run for run in self.runs if run.agent == agent]
+            counts = Counter(run.outcome for run in mine)
+            rows.append((agent, *(counts[outcome] for outcome in OUTCOMES),
+                         sum(run.body_runs for run in mine) / max(len(mine), 1)))
+        return OutcomeTable(rows, requests=len(self.runs) // len(AGENTS), answerable=self.answerable())
+
+    def answerable(self) -> int:
+        """How many requests have a true answer: the most correct answers any agent can give."""
+        return sum(run.truth is not None for run in self.runs if run.agent == next(iter(AGENTS)))
+
+    def chart(self) -> "Figure | Raised":
+        return Raised(self.not_ready) if self.not_ready is not None else outcome_chart(self.table())
+
+    def where(self, agent: str, outcome: str) -> list[Run]:
+        """The runs of one agent that ended one way, to look at."""
+        return [run for run in self.runs if run.agent == agent and run.outcome == outcome]
+
+
+def run_experiment(n: int = 200, seed: int = 0, rates: dict[str, float] | None = None) -> Experiment:
+    """n noisy requests (NoisyPicker(seed, rates)) through each agent; the same seed gives the same runs."""
+    picker = NoisyPicker(seed, rates)
+    experiment = Experiment()
+    try:
+        missing = [name for name in ("stock_lookup", "stock_lookup_v2", "delivery_eta") if name not in tools.TOOLS]
+        if missing:
+            raise NotImplementedError(f"Stage 1: TOOLS has no {missing[0]} yet — see notebooks/01_contract.ipynb")
+        requests = make_requests(n, seed)
+        truths = [true_answer(request) for request in requests]
+        picks = [picker.pick(request) for request in requests]
+        with counting_bodies() as body_runs:
+            for request, truth, (tool, args, mistakes) in zip(requests, truths, picks):
+                for agent, act in AGENTS.items():
+                    before = body_runs.total()
+                    status, detail = act(tool, copy.deepcopy(args))  # no agent sees another's changes
+                    experiment.runs.append(Run(agent, request, (tool, args), mistakes,
+                                               judge(status, detail, truth), detail, body_runs.total() - before,
+                                               truth))
+    except NotImplementedError as stub:  # a stage of the student's module still to write: say which
+        return Experiment(not_ready=stub)
+    return experiment
+
+
+def judge(status: str, detail: Any, truth: dict | None) -> str:
+    """The outcome of a run: an answer is correct only when it is the true one."""
+    if status == "answered":
+        return "correct" if truth is not None and detail == truth else "made_up"
+    return status
+
+
+# ── Showing it ───────────────────────────────────────────────────────────────
+
+@dataclass
+class OutcomeTable:
+    """Per agent: runs ending each way, and tool-body runs per request. Markdown as text, a table in Jupyter."""
+    rows: list[tuple]
+    requests: int
+    answerable: int
+
+    @property
+    def caption(self) -> str:
+        return f"{self.requests} noisy requests per agent; {self.answerable} of them have a true answer"
+
+    @property
+    def columns(self) -> list[str]:
+        return ["agent", *OUTCOMES.values(), "tool-body runs per request"]
+
+    def cells(self) -> list[list[str]]:
+        return [[str(value) if not isinstance(value, float) else f"{value:.2f}" for value in row]
+                for row in self.rows]
+
+    def __str__(self) -> str:
+        lines = [self.columns, ["---"] * len(self.columns), *self.cells()]
+        return "\n".join(["| " + " | ".join(line) + " |" for line in lines] + ["", self.caption])
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(column)}</th>" for column in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
+                       for row in self.cells())
+        return f"<table><tr>{head}</tr>{body}</table><p>{html.escape(self.caption)}</p>"
+
+
+def outcome_chart(table: OutcomeTable) -> Figure:
+    """Two panels: how each agent's runs ended (stacked), and its tool-body runs per request."""
+    figure = Figure(figsize=(10, 3.2), layout="constrained")
+    outcomes_axes, runs_axes = figure.subplots(1, 2, width_ratios=[3, 1])
+    agents = [row[0] for row in table.rows]
+    left = [0] * len(agents)
+    for index, (outcome, label) in enumerate(OUTCOMES.items(), start=1):
+        counts = [row[index] for row in table.rows]
+        bars = outcomes_axes.barh(agents, counts, left=left, color=COLOURS[outcome], label=label)
+        outcomes_axes.bar_label(bars, labels=[str(c) if c else "" for c in counts], label_type="center")
+        left = [a + b for a, b in zip(left, counts)]
+    outcomes_axes.invert_yaxis()
+    outcomes_axes.set_xlabel(f"runs, of {table.requests} noisy requests ({table.answerable} with a true answer)")
+    outcomes_axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=len(OUTCOMES), frameon=False)
+    per_request = [row[-1] for row in table.rows]
+    runs_axes.barh(agents, per_request, color="#4575b4")
+    runs_axes.bar_label(runs_axes.containers[0], fmt="%.2f")
+    runs_axes.set_xlim(0, max(per_request, default=1) * 1.3 or 1)  # room for the labels
+    runs_axes.invert_yaxis()
+    runs_axes.set_xlabel("tool-body runs per request")
+    figure.suptitle("The same noisy model picks, three agents")
+    return figure
