@@ -27,8 +27,9 @@ How it follows a module that knows nothing about it: it wraps the `fn` of
 every TOOLS entry in a counter and the module's call_tool and call_memo in
 followers. The module looks both up in its globals at call time, so its own
 calls (call_memo calling call_tool, the graph's call node, your own
-`tools.call_tool(...)`) go through them too. panel.run streams the module's
-graph (build_graph().stream) and updates the panel after every node.
+`tools.call_tool(...)`) go through them too. It wraps build_graph as well:
+the graph it returns runs invoke as a stream of node updates, so every run
+(panel.run or your own tools.run) updates the panel after every node.
 Reloaded tools.py? The panel's next call follows it again (or panel.attach()).
 """
 
@@ -42,7 +43,7 @@ from collections import Counter
 import ipywidgets as widgets
 
 COUNTERS = ("body runs", "door calls", "memo hits")
-FOLLOWED = ("call_tool", "call_memo")  # the module functions the panel wraps
+FOLLOWED = ("call_tool", "call_memo", "build_graph")  # the module functions the panel wraps
 
 # The door's stages, and what a reason from each one tells a student.
 STAGES = {
@@ -84,19 +85,18 @@ class Panel:
             return self.module.call_memo(name, args, self.memo if memo is None else memo)
 
     def run(self, request, max_attempts=None, memo=None, picker=None):
-        """The module's graph on one request, node by node; returns the final state, as tools.run does."""
+        """tools.run(request, ...), its graph followed node by node; returns the final state."""
         self.attach()
         if max_attempts is None:
             max_attempts = getattr(self.module, "MAX_ATTEMPTS", 3)
         label = f"run({_show(request)}, max_attempts={max_attempts!r})"
-        self.path, self.attempts, self.limit, self.run_status = [], 0, max_attempts, "running"
         with contextlib.suppress(NotImplementedError), self._operation(label):
-            try:
-                state = self._stream(request, max_attempts, memo, picker)
-            finally:
-                if self.run_status == "running":  # it ended at neither answer nor give_up
-                    self.run_status = "stopped"
-            self.status = f"{label} → {state.get('status')} after {self.attempts} of {max_attempts} attempts"
+            self.run_status = None
+            state = self.module.run(request, max_attempts, memo, picker)
+            if self.run_status is None and isinstance(state, dict):  # refused before its graph ran
+                self._apply(state)
+            attempts = state.get("attempts") if isinstance(state, dict) else None
+            self.status = f"{label} → {state.get('status')} after {attempts} of {max_attempts} attempts"
             return state
 
     def reset(self):
@@ -120,7 +120,8 @@ class Panel:
         for tool, entry in self._tools().items():
             if isinstance(entry, dict) and callable(entry.get("fn")) and not self._ours(entry["fn"]):
                 entry["fn"] = self._mark(self._count_body(tool, entry["fn"]))
-        for attr, follow in zip(FOLLOWED, (self._follow_call_tool, self._follow_call_memo)):
+        for attr, follow in zip(FOLLOWED, (self._follow_call_tool, self._follow_call_memo,
+                                           self._follow_build_graph)):
             function = getattr(self.module, attr, None)
             if callable(function) and not self._ours(function):
                 setattr(self.module, attr, self._mark(follow(function)))
@@ -216,25 +217,29 @@ class Panel:
             self.reasons.append(error)
         self.status = f"{label} → {error or 'ok'}"
 
-    def _stream(self, request, max_attempts, memo, picker) -> dict:
-        module = self.module
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):
-            state = module.run(request, max_attempts, memo, picker)  # the module refuses it, as a value
-            self._apply(state)
-            return state
-        context = module.RunContext(memo={} if memo is None else memo, max_attempts=max_attempts,
-                                    picker=picker)
-        # The bound tools.run gives the graph: two steps (call, fix) per attempt, and a few more.
-        config = {"recursion_limit": 2 * max(max_attempts, 1) + 5}
+    def _follow_build_graph(self, build_graph):
+        @functools.wraps(build_graph)
+        def followed():
+            return _FollowedGraph(build_graph(), self)
+        return followed
+
+    def _follow_invoke(self, graph, graph_input, config=None, **kwargs) -> dict:
+        """graph.invoke, as a stream of node updates: the panel redraws as each node lands."""
+        context = kwargs.get("context")
+        self.path, self.attempts, self.run_status = [], 0, "running"
+        self.limit = getattr(context, "max_attempts", None)
         state = {}
-        for mode, chunk in module.build_graph().stream({"request": request}, config=config, context=context,
-                                                       stream_mode=["updates", "values"]):
-            if mode == "values":
-                state = chunk
-                continue
-            for update in chunk.values():
-                self._apply(update or {})
-            self._render()  # live: the student sees each node land
+        try:
+            for mode, chunk in graph.stream(graph_input, config, stream_mode=["updates", "values"], **kwargs):
+                if mode == "values":
+                    state = chunk
+                    continue
+                for update in chunk.values():
+                    self._apply(update or {})
+                self._render()
+        finally:
+            if self.run_status == "running":  # it ended at neither answer nor give_up
+                self.run_status = "stopped"
         return state
 
     def _apply(self, update: dict):
@@ -358,3 +363,16 @@ def _show(value) -> str:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):  # a tuple key, a set: what JSON cannot hold is shown as Python
         return repr(value)
+
+
+class _FollowedGraph:
+    """A compiled graph whose invoke the panel follows; everything else is the graph's own."""
+
+    def __init__(self, graph, panel):
+        self._graph, self._panel = graph, panel
+
+    def invoke(self, graph_input, config=None, **kwargs):
+        return self._panel._follow_invoke(self._graph, graph_input, config, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._graph, name)

@@ -162,6 +162,12 @@ def test_a_graph_run_shows_its_path_attempts_and_reasons(panel):
     assert counters(panel, "stock_lookup_v2") == "stock_lookup_v2 body runs: 1 door calls: 1 memo hits: 0"
 
 
+def test_the_students_own_run_is_followed_node_by_node_too(panel, module):
+    module.run(BULK)  # not panel.run: the panel follows the graph that build_graph gives
+    assert shown(panel, "agtool-path") == "path: pick → call → fix → call → fix → call → answer"
+    assert shown(panel, "agtool-attempts") == "attempts: 3 of 3"
+
+
 def test_a_run_gives_up_at_the_attempt_limit(panel):
     state = panel.run(BULK, max_attempts=1)
     assert state["status"] == "gave_up"

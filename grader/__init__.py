@@ -1,0 +1,71 @@
+"""The agtool lab's grader: randomized, stage-isolated probing of a student's tools.py.
+
+For a notebook's self-check cell:
+
+    from grader import check
+    check(2)          # stage 2's checks on the agtool/tools.py that `import agtool.tools` loads
+
+For instructors: `python -m grader grade PATH/tools.py --results results.json`
+(see `python -m grader --help`).
+"""
+
+import importlib.util
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.grading import Grade
+
+CHECK_SCALE = 0.5    # check() draws half the grader's cases: a second or two at most
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What check() returns: a table in Jupyter, plain text anywhere else."""
+    grade: "Grade | None" = None     # None when `problem` says why nothing ran
+    problem: str = ""
+
+    @property
+    def score(self) -> int:
+        return self.grade.score if self.grade else 0
+
+    @property
+    def passed(self) -> bool:
+        return self.grade is not None and self.grade.score == self.grade.max_score
+
+    def __repr__(self) -> str:
+        from grader.report import text_table
+        return self.problem or text_table(self.grade)
+
+    def _repr_html_(self) -> str:
+        import html
+        from grader.report import html_table
+        return f"<p>{html.escape(self.problem)}</p>" if self.problem else html_table(self.grade)
+
+
+def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
+    """Run stage `stage`'s checks on tools.py, in this process, and return a table of the results.
+
+    path=None checks the agtool/tools.py that `import agtool.tools` would load; the
+    file is imported afresh, so edits since the last run count. A stage not started
+    yet shows "not implemented yet"; nothing here raises for a student's mistake.
+    """
+    from grader.checks import STAGES
+    from grader.grading import grade
+    from grader.session import LocalSession
+
+    if stage not in STAGES:
+        return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, STAGES))}")
+    path = path or student_module_path()
+    if not path:
+        return CheckReport(problem="check(): no agtool/tools.py found; pass path='.../tools.py'")
+    return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE))
+
+
+def student_module_path() -> str | None:
+    """The file `import agtool.tools` would load, without importing it."""
+    try:
+        spec = importlib.util.find_spec("agtool.tools")
+    except ImportError:
+        return None
+    return spec.origin if spec else None

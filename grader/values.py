@@ -1,0 +1,162 @@
+"""Values that cross between the grader and the submission's process.
+
+Going in, a request spells in JSON a few values JSON has no word for (a tuple,
+a set, bytes, a bare object, a dict with int keys), so the grader can hand them
+to the submission: `decode` builds them. Coming back, `to_plain` turns whatever
+a submission's function returned into plain JSON data; anything else (a str
+subclass, an object whose __eq__ always says True, a cycle, a flood) becomes a
+"not plain data" marker, which the parent judges wrong without comparing it.
+
+`same` is the parent's equality: strict about types (1, 1.0 and True differ),
+blind to dict key order, and NaN equals NaN. `py` writes a value as the Python
+a student would type, for feedback.
+"""
+
+import math
+from typing import Any
+
+NOT_PLAIN = "<not plain data>"   # the key of a marker; a plain answer never has it
+
+# JSON spelling of the values JSON cannot hold: {"$tuple": [...]} and so on.
+_DECODERS = {
+    "$tuple": lambda items: tuple(decode(item) for item in items),
+    "$set": lambda items: set(decode(item) for item in items),
+    "$bytes": lambda text: text.encode(),
+    "$object": lambda _: object(),
+    "$intkeys": lambda pairs: {key: decode(value) for key, value in pairs},
+}
+_SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
+
+MAX_NODES = 20_000        # an answer bigger than this is a flood, not an answer
+MAX_DEPTH = 60
+MAX_STR = 20_000
+MAX_INT_BITS = 14_000     # json cannot print an int of over 4300 digits
+
+
+def tagged(value: Any) -> str | None:
+    """The tag of a JSON-spelled special value ({"$set": [...]}), else None."""
+    if type(value) is dict and len(value) == 1:
+        (key,) = value
+        if key in _DECODERS:
+            return key
+    return None
+
+
+def decode(value: Any) -> Any:
+    """The Python value a request spells: plain data, with tagged special values built."""
+    tag = tagged(value)
+    if tag:
+        return _DECODERS[tag](value[tag])
+    if type(value) is list:
+        return [decode(item) for item in value]
+    if type(value) is dict:
+        return {key: decode(item) for key, item in value.items()}
+    return value
+
+
+def marker(value: Any, why: str | None = None) -> dict:
+    """The stand-in for a value that is not plain data."""
+    return {NOT_PLAIN: why or type(value).__qualname__, "callable": callable(value)}
+
+
+def to_plain(value: Any) -> Any:
+    """value as plain JSON data, or with markers where it is not plain. Never raises."""
+    budget = [MAX_NODES]
+    return _plain(value, budget, MAX_DEPTH, set())
+
+
+def _plain(value: Any, budget: list, depth: int, open_ids: set) -> Any:
+    # Exact types only: a subclass can override __eq__, __str__ or __iter__.
+    kind = type(value)
+    budget[0] -= 1
+    if budget[0] < 0 or depth < 0:
+        return {NOT_PLAIN: "too big or too deep", "callable": False}
+    if value is None or kind is bool or kind is float:
+        return value
+    if kind is int:
+        return value if value.bit_length() <= MAX_INT_BITS else marker(value, "int too big for JSON")
+    if kind is str:
+        return value if len(value) <= MAX_STR else marker(value, f"str of {len(value)} characters")
+    if kind is list or kind is dict:
+        if id(value) in open_ids:
+            return marker(value, "a list or dict that contains itself")
+        open_ids.add(id(value))
+        try:
+            if kind is list:
+                return [_plain(item, budget, depth - 1, open_ids) for item in value]
+            if not all(type(key) is str for key in value):
+                return marker(value, "dict with keys that are not str")
+            return {key: _plain(item, budget, depth - 1, open_ids) for key, item in value.items()}
+        finally:
+            open_ids.discard(id(value))
+    try:
+        return marker(value)
+    except Exception:  # a hostile callable() or __qualname__
+        return {NOT_PLAIN: "object", "callable": False}
+
+
+def is_marker(value: Any) -> bool:
+    return type(value) is dict and NOT_PLAIN in value
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as the spec means it: same types all the way down, dict order aside, NaN == NaN."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is float:
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if type(a) is list:
+        return len(a) == len(b) and all(map(same, a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(same(a[key], b[key]) for key in a)
+    return a == b
+
+
+def mutate(value: Any) -> None:
+    """Change a returned value in place, everywhere inside it: what a careless caller does."""
+    seen: set[int] = set()
+
+    def walk(node):
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node, dict):
+            for child in list(node.values()):
+                walk(child)
+            node["changed by the caller"] = True
+        elif isinstance(node, list):
+            for child in list(node):
+                walk(child)
+            node.append("changed by the caller")
+
+    walk(value)
+
+
+def py(value: Any, limit: int = 400) -> str:
+    """value written as Python source, cut short past `limit` characters."""
+    text = _py(value)
+    return text if len(text) <= limit else text[:limit] + " …(cut)"
+
+
+def _py(value: Any) -> str:
+    tag = tagged(value)
+    if tag == "$bytes":
+        return repr(value[tag].encode())
+    if tag == "$object":
+        return "object()"
+    if tag == "$intkeys":
+        return "{" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value[tag]) + "}"
+    if tag:
+        items = [_py(item) for item in value[tag]]
+        if tag == "$tuple" and len(items) == 1:
+            return f"({items[0]},)"
+        return _SPELLINGS[tag].format(", ".join(items)) if items or tag == "$tuple" else "set()"
+    if is_marker(value):
+        return f"<not plain data: {value[NOT_PLAIN]}>"
+    if type(value) is float and not math.isfinite(value):
+        return f"float({str(value)!r})"
+    if type(value) is list:
+        return "[" + ", ".join(map(_py, value)) + "]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value.items()) + "}"
+    return repr(value)

@@ -1,0 +1,51 @@
+# Hostile twist, appended to the reference tools.py at test time:
+# at import the module leaves seven processes behind, all deaf to SIGTERM and SIGHUP:
+# a child in its process group, a double-forked daemon in a session of its own, a
+# second one that forks three generations more, and a program started in a new
+# session. It appends their pids to spawned.pids in its working directory, so the
+# test can check that none outlives the grading.
+import os
+import signal
+import subprocess
+import time
+
+
+def _linger():
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_IGN)
+    time.sleep(600)
+    os._exit(0)
+
+
+def _daemon(generations, report):
+    """In a session of its own, each generation forks the next, reports its pid and lingers."""
+    os.setsid()
+    for _ in range(generations):
+        if os.fork() != 0:
+            break
+    os.write(report, b"%d " % os.getpid())
+    _linger()
+
+
+def _spawn():
+    child = os.fork()
+    if child == 0:
+        _linger()
+    read_end, write_end = os.pipe()
+    for generations in (0, 3):
+        middle = os.fork()
+        if middle == 0:
+            if os.fork() == 0:
+                _daemon(generations, write_end)
+            os._exit(0)             # the double fork: the daemons lose their parent
+        os.waitpid(middle, 0)
+    program = subprocess.Popen(["sleep", "600"], start_new_session=True).pid
+    os.close(write_end)
+    reported = b""
+    while len(reported.split()) < 5:
+        reported += os.read(read_end, 4096)
+    with open("spawned.pids", "a") as record:
+        record.write("".join(f"{pid}\n" for pid in [child, program, *map(int, reported.split())]))
+
+
+_spawn()

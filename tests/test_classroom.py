@@ -1,0 +1,171 @@
+"""`python -m grader class`: a whole class graded in parallel, resumably, with a gradebook."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import agtool
+from grader.__main__ import main
+from grader.classroom import find_tools
+from grader.grading import grade
+from grader.sandbox import SandboxSession
+
+pytestmark = pytest.mark.grader
+
+REFERENCE = Path(agtool.__file__).with_name("tools.py").read_text()
+HOSTILE = Path(__file__).parent / "submissions" / "hostile"
+NO_RESULT_CHECK = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"   # loses stage 3
+HEADER = ["student", "total", "stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def klass(tmp_path):
+    """A class: two correct students (a file, a whole lab folder), one with a stage-3 mistake,
+    one whose module exits at import, a folder with no tools.py in it and a zip."""
+    folder = tmp_path / "submissions"
+    write(folder / "alice.py", REFERENCE)
+    write(folder / "bob" / "agtool" / "tools.py", REFERENCE)
+    write(folder / "bob" / "notes.txt", "not a submission")
+    write(folder / "carol.py", NO_RESULT_CHECK)
+    write(folder / "dan" / "tools.py", REFERENCE + (HOSTILE / "os_exit_at_import.py").read_text())
+    (folder / "erin").mkdir()
+    write(folder / "fay.zip", "")
+    return folder
+
+
+def gradebook(out: Path) -> list[dict]:
+    with open(out / "gradebook.csv", newline="") as file:
+        rows = list(csv.reader(file))
+    assert rows[0] == HEADER
+    return [dict(zip(HEADER, row)) for row in rows[1:]]
+
+
+def inodes(out: Path) -> dict[str, int]:
+    """student -> inode of their results.json: a rewrite (temp file, then replace) changes it."""
+    return {path.parent.name: path.stat().st_ino for path in out.glob("*/results.json")}
+
+
+def test_a_class_is_graded_into_a_gradebook_results_and_feedback(klass, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "7"]) == 0
+    book = {row["student"]: row for row in gradebook(out)}
+    assert sorted(book) == ["alice", "bob", "carol", "dan"]
+    full = ["100", "10", "20", "20", "15", "15", "20"]
+    assert [book["alice"][column] for column in HEADER[1:]] == [book["bob"][column] for column in HEADER[1:]] == full
+    assert book["dan"]["total"] == "0"
+    assert [stage for stage in HEADER[2:] if book["carol"][stage] != book["alice"][stage]] == ["stage3"]
+    for student, row in book.items():
+        results = json.loads((out / student / "results.json").read_text())
+        assert float(row["total"]) == results["score"] == sum(float(row[stage]) for stage in HEADER[2:])
+        assert {"score", "execution_time", "tests"} <= results.keys()
+        assert (out / student / "feedback.md").read_text().startswith("# agtool lab:")
+    err = capsys.readouterr().err
+    assert "not graded: erin: no tools.py in it" in err
+    assert "not graded: fay.zip: neither a .py file nor a folder" in err
+    assert (out / "histogram.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    alone = grade(str(klass / "carol.py"), SandboxSession, seed=7)     # graded alone: the same
+    results = json.loads((out / "carol" / "results.json").read_text())
+    assert [test["score"] for test in results["tests"]] == [check.score for check in alone.results]
+
+
+def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
+    klass, out = tmp_path / "submissions", tmp_path / "out"
+    write(klass / "alice.py", REFERENCE)
+    write(klass / "carol.py", NO_RESULT_CHECK)
+    assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
+    first = inodes(out)
+    assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
+    assert inodes(out) == first
+    assert "0 graded now, 2 kept" in capsys.readouterr().err
+    write(klass / "carol.py", REFERENCE)                      # carol fixes her mistake
+    assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
+    changed = {student for student, inode in inodes(out).items() if inode != first[student]}
+    assert changed == {"carol"}
+    assert {row["student"]: row["total"] for row in gradebook(out)}["carol"] == "100"
+    assert main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "8"]) == 0
+    assert set(inodes(out).values()).isdisjoint(first.values())   # another seed: everyone again
+
+
+def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
+    folder, out = tmp_path / "submissions", tmp_path / "out"
+    for student in ("amy", "ben", "cat"):
+        write(folder / f"{student}.py", REFERENCE)
+    write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())   # holds the run up
+    run = subprocess.Popen([sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
+                           start_new_session=True, stderr=subprocess.DEVNULL)
+    try:
+        while not (out / "cat" / "graded.json").exists():     # amy, ben, cat are graded before zed
+            assert run.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.05)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    kept = inodes(out)
+    assert sorted(kept) == ["amy", "ben", "cat"]
+    if (out / "gradebook.csv").exists():                      # it may not have caught up yet
+        assert {row["student"] for row in gradebook(out)} <= {"amy", "ben", "cat"}
+    (folder / "zed.py").unlink()
+    assert main(["class", str(folder), "--out", str(out), "--jobs", "2"]) == 0
+    assert inodes(out) == kept
+    assert [(row["student"], row["total"]) for row in gradebook(out)] == [("amy", "100"), ("ben", "100"),
+                                                                         ("cat", "100")]
+
+
+# ── bad input: one clear line, exit code 2, no traceback ─────────────────────
+
+def bad_input(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
+    submissions = tmp_path / "submissions"
+    write(submissions / "alice.py", REFERENCE)
+    write(tmp_path / "both" / "alice.py", REFERENCE)
+    write(tmp_path / "both" / "alice" / "tools.py", REFERENCE)
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "a-file", "")
+    return {
+        "missing DIR": ([str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")], "DIR"),
+        "empty DIR": ([str(tmp_path / "empty"), "--out", str(tmp_path / "out")], "holds no submissions"),
+        "two of one student": ([str(tmp_path / "both"), "--out", str(tmp_path / "out")], "both alice.py and alice/"),
+        "OUT is a file": ([str(submissions), "--out", str(tmp_path / "a-file")], "--out"),
+        "OUT under a file": ([str(submissions), "--out", str(tmp_path / "a-file" / "out")], "--out"),
+        "no jobs": ([str(submissions), "--out", str(tmp_path / "out"), "--jobs", "0"], "--jobs"),
+    }
+
+
+@pytest.mark.parametrize("case", ["missing DIR", "empty DIR", "two of one student", "OUT is a file",
+                                  "OUT under a file", "no jobs"])
+def test_bad_input_gets_one_clear_line_and_exit_code_2(case, tmp_path, capsys):
+    argv, words = bad_input(tmp_path)[case]
+    try:
+        code = main(["class", *argv])
+    except SystemExit as exit:          # argparse's own refusals
+        code = exit.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert words in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "gradebook.csv").exists()
+
+
+# ── where a student's tools.py is ────────────────────────────────────────────
+
+def test_find_tools_prefers_the_top_then_the_shallowest_and_skips_hidden_folders(tmp_path):
+    write(tmp_path / "a" / "deep" / "er" / "tools.py", "")
+    write(tmp_path / "a" / "lab" / "tools.py", "")
+    write(tmp_path / "a" / ".git" / "tools.py", "")
+    write(tmp_path / "a" / "__MACOSX" / "tools.py", "")
+    assert find_tools(tmp_path / "a") == tmp_path / "a" / "lab" / "tools.py"
+    write(tmp_path / "a" / "tools.py", "")
+    assert find_tools(tmp_path / "a") == tmp_path / "a" / "tools.py"
+    write(tmp_path / "b" / ".hidden" / "tools.py", "")
+    assert find_tools(tmp_path / "b") is None

@@ -1,0 +1,244 @@
+"""The grader's core: full marks for correct modules, lost points exactly where a mistake is,
+reproducible draws, Gradescope's results.json, the CLI, and check() for notebooks.
+
+Broken submissions are the reference with one realistic mistake each, written at test
+time from tests/submissions/broken/table.py.
+"""
+
+import json
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import check
+from grader.checks import STAGES
+from grader.errors import Crashed
+from grader.grading import STAGE_POINTS, Grade, grade
+from grader.probing import CheckResult, Failure
+from grader.release import STUDENT_MODULE, skeleton
+from grader.report import MAX_RESULTS_BYTES, results_json
+from grader.session import LocalSession
+
+pytestmark = pytest.mark.grader
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "agtool" / "tools.py"
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+BROKEN = runpy.run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
+FULL = STAGE_POINTS
+
+
+def write_patched(folder: Path, name: str, old: str, new: str) -> Path:
+    """The reference with `old` replaced by `new`, as folder/name."""
+    source = REFERENCE.read_text()
+    assert source.count(old) == 1, f"{name}: the reference changed; update its snippet in broken/table.py"
+    path = folder / name
+    path.write_text(source.replace(old, new))
+    return path
+
+
+def failures(result: Grade) -> str:
+    """What went wrong, for an assertion message."""
+    return "\n".join(f"{r.check.label} {r.message} {r.failure}" for r in result.results if not r.passed)
+
+
+def lost(result: Grade) -> dict[int, int]:
+    scores = result.stage_scores()
+    return {stage: FULL[stage] - scores[stage] for stage in FULL if scores[stage] != FULL[stage]}
+
+
+# ── what the checks are ──────────────────────────────────────────────────────
+
+def test_checks_split_100_points_over_the_stages_and_say_what_they_check():
+    assert {number: sum(check.points for check in stage.checks) for number, stage in STAGES.items()} == FULL
+    assert sum(FULL.values()) == 100
+    for stage in STAGES.values():
+        for check_ in stage.checks:
+            assert check_.title and check_.hint and check_.points > 0, check_.label
+    labels = [check_.label for stage in STAGES.values() for check_ in stage.checks]
+    assert len(labels) == len(set(labels))
+
+
+# ── correct modules get 100 ──────────────────────────────────────────────────
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_reference_gets_full_marks(seed):
+    result = grade(str(REFERENCE), LocalSession, seed=seed)
+    assert result.score == result.max_score == 100, failures(result)
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_a_correct_module_written_another_way_gets_full_marks(seed):
+    result = grade(str(SUBMISSIONS / "correct" / "other_way.py"), LocalSession, seed=seed)
+    assert result.score == 100, failures(result)
+
+
+def test_the_student_skeleton_gets_nothing_and_is_told_what_is_not_implemented(tmp_path):
+    path = tmp_path / "tools.py"
+    path.write_text(skeleton(REFERENCE.read_text(), STUDENT_MODULE, {n: f"0{n}_stage.ipynb" for n in FULL}))
+    result = grade(str(path), LocalSession)
+    assert result.score == 0
+    for outcome in result.results:
+        if outcome.check.stage > 1:
+            assert outcome.message.startswith("not implemented yet"), (outcome.check.label, outcome.message)
+
+
+# ── a mistake costs points in its own stage, and only there ──────────────────
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=getattr(pytest.mark, f"stage{stage}"))
+                                  for name, (_, _, stage) in BROKEN.items()])
+def test_a_broken_submission_loses_points_in_its_own_stage_only(name, tmp_path):
+    old, new, stage = BROKEN[name]
+    result = grade(str(write_patched(tmp_path, name, old, new)), LocalSession)
+    assert list(lost(result)) == [stage], failures(result)
+
+
+def test_every_stage_has_at_least_two_broken_submissions():
+    stages = [stage for _, _, stage in BROKEN.values()]
+    assert all(stages.count(stage) >= 2 for stage in FULL)
+
+
+# ── reproducible, and random ─────────────────────────────────────────────────
+
+def _comparable(result: Grade) -> dict:
+    results = results_json(result)
+    results.pop("execution_time")
+    return results
+
+
+def test_same_seed_same_results(tmp_path):
+    path = write_patched(tmp_path, "tools.py", *BROKEN["keys_not_sorted.py"][:2])
+    first, second = (grade(str(path), LocalSession, seed=4, stages=(5,)) for _ in range(2))
+    assert first.score < 15
+    assert _comparable(first) == _comparable(second)
+
+
+class Recording(LocalSession):
+    """A LocalSession that keeps every request it is sent."""
+    sent: list = []
+
+    def request(self, req: dict) -> dict:
+        Recording.sent.append(req)
+        return super().request(req)
+
+
+def _draws(seed: int, only: str) -> list:
+    Recording.sent = []
+    grade(str(REFERENCE), Recording, seed=seed, only=only, stages=(int(only[0]),))
+    return Recording.sent
+
+
+@pytest.mark.parametrize("only", ["2.4", "3.7", "5.1", "6.3"])
+def test_a_seed_fixes_the_draws_and_another_seed_draws_others(only):
+    assert _draws(1, only) == _draws(1, only)
+    assert _draws(1, only) != _draws(2, only)
+
+
+def test_the_replay_command_replays_the_same_failure(tmp_path):
+    path = write_patched(tmp_path, "tools.py", *BROKEN["bool_accepted_as_int.py"][:2])
+    whole = grade(str(path), LocalSession, seed=3, stages=(2,))
+    failed = next(r for r in whole.results if r.check.label == "2.4")
+    assert not failed.passed
+    replay = grade(str(path), LocalSession, seed=3, only=failed.check.label, stages=(2,))
+    assert [r.failure for r in replay.results] == [failed.failure]
+    assert "True" in failed.failure.call or "False" in failed.failure.call   # shrunk to the bool itself
+
+
+# ── what goes wrong in the submission stays in its stage ─────────────────────
+
+class DiesInStage4(LocalSession):
+    """A session whose child dies (as a sandboxed crash would) in stage 4, two requests into its second check."""
+    DEATH = STAGES[4].checks[0].examples + 2
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.requests = 0
+
+    def request(self, req: dict) -> dict:
+        self.requests += req.get("stage") == 4
+        if self.requests >= self.DEATH:
+            raise Crashed("the submission's process ended with exit code 3 before answering", code=3)
+        return super().request(req)
+
+
+def test_a_dead_session_costs_the_rest_of_its_stage_and_nothing_else():
+    result = grade(str(REFERENCE), DiesInStage4)
+    assert list(lost(result)) == [4]
+    stage4 = [r for r in result.results if r.check.stage == 4]
+    assert stage4[0].passed and not stage4[1].passed
+    assert all(r.message.startswith("not run: the submission's process ended") for r in stage4[2:])
+
+
+def test_an_unimportable_submission_gets_zero_and_the_line_to_fix(tmp_path):
+    path = tmp_path / "tools.py"
+    path.write_text(REFERENCE.read_text().replace("MAX_ATTEMPTS = 3", "MAX_ATTEMPTS = 3 +", 1))
+    result = grade(str(path), LocalSession)
+    assert result.score == 0
+    assert all("could not be imported: SyntaxError" in r.message and "line" in r.message for r in result.results)
+
+
+# ── Gradescope's results.json and the CLI ────────────────────────────────────
+
+def test_grade_cli_writes_gradescope_results_and_feedback(tmp_path):
+    results, feedback = tmp_path / "out" / "results.json", tmp_path / "feedback.md"
+    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(REFERENCE), "--results", str(results),
+                           "--feedback", str(feedback), "--seed", "5"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    written = json.loads(results.read_text())
+    assert written["score"] == 100 and isinstance(written["execution_time"], float)
+    assert {"output", "visibility", "tests"} <= written.keys()
+    assert sum(test["max_score"] for test in written["tests"]) == 100
+    for test in written["tests"]:
+        assert set(test) == {"name", "number", "score", "max_score", "status", "output", "output_format", "tags",
+                             "visibility"}
+        stage, _, k = test["number"].partition(".")
+        assert test["tags"] == [f"stage{stage}"] and k.isdigit()
+        assert test["status"] == "passed" and test["visibility"] == "visible"
+    assert "# agtool lab: 100 / 100" in feedback.read_text()
+
+
+def test_grade_cli_reports_failures_with_input_expected_got_hint_and_replay(tmp_path):
+    path = write_patched(tmp_path, "tools.py", *BROKEN["door_lets_exceptions_out.py"][:2])
+    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(path), "--only", "4.4"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    for part in ("The smallest failing input", "expected: ", "got:      raised", "Hint: Wrap the call",
+                 f"replay: `python -m grader grade {path} --seed 0 --only 4.4`", "TOOLS["):
+        assert part in done.stdout
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["grade", "no/such/tools.py"], "is not a file"),
+    (["grade", str(REFERENCE), "--only", "9.9"], "names no check"),
+])
+def test_grade_cli_refuses_bad_input_with_a_clear_message(argv, says):
+    done = subprocess.run([sys.executable, "-m", "grader", *argv], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_results_json_stays_under_a_megabyte_whatever_the_feedback():
+    huge = "x" * 2_000_000
+    checks = [check_ for stage in STAGES.values() for check_ in stage.checks]
+    result = Grade("tools.py", 0, [CheckResult(c, False, "found a wrong answer", Failure(huge, huge, huge, huge))
+                                   for c in checks], 1.0)
+    assert len(json.dumps(results_json(result), ensure_ascii=False).encode()) < MAX_RESULTS_BYTES
+
+
+# ── check() for notebooks ────────────────────────────────────────────────────
+
+def test_check_shows_a_table_and_says_what_is_not_implemented_yet(tmp_path):
+    path = write_patched(tmp_path, "tools.py", 'return check_arg_fields(TOOLS[name]["args"], args, prefix="")',
+                         'raise NotImplementedError("Stage 2: check_args — see notebooks/02_check_args.ipynb")')
+    report = check(2, str(path))
+    assert report.score == 0 and not report.passed
+    assert "<table" in report._repr_html_() and "not implemented yet" in report._repr_html_()
+    assert repr(report).count("not implemented yet") == len(STAGES[2].checks)
+    assert check(3, str(path)).passed     # the other stages do not care
+
+
+def test_check_of_the_lab_module_passes_and_a_wrong_stage_is_a_message():
+    assert check(1).passed and check(6).passed
+    assert "use one of 1, 2, 3, 4, 5, 6" in repr(check(9))

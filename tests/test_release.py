@@ -1,0 +1,345 @@
+"""The student kit: `python -m grader release OUTDIR`, its skeleton rule, its leak rule, and its notebooks.
+
+The nbval runs execute the kit's notebooks in a fresh kernel with PYTHONPATH set
+to the kit, so `import agtool` and `import grader` load the kit's copies rather
+than the repository's editable install; test_the_kernel_imports_the_kits_agtool
+proves that this is so.
+"""
+
+import importlib.util
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from grader import release
+from grader.release import ReleaseError
+
+pytestmark = pytest.mark.release
+
+ROOT = release.ROOT
+REFERENCE = (ROOT / release.STUDENT_MODULE).read_text()
+STAGE_NOTEBOOKS = ["01_contract.ipynb", "02_check_args.ipynb", "03_check_result.ipynb",
+                   "04_door.ipynb", "05_memo.ipynb", "06_retry_graph.ipynb"]
+NOTEBOOKS = {n: name for n, name in enumerate(STAGE_NOTEBOOKS, 1)}
+
+# The spec's public names (issue 2), and for each function the stage whose stub it must raise.
+SPEC_FUNCTIONS = {"describe_tools": 1, "check_args": 2, "check_result": 3, "call_tool": 4,
+                  "memo_key": 5, "call_memo": 5, "build_graph": 6, "run": 6}
+SPEC_NAMES = {"TOOLS", "check_table", "MAX_ATTEMPTS", "DEFAULT_REGION", "FIXES", *SPEC_FUNCTIONS}
+
+
+def kit_env(kit: Path) -> dict:
+    """The environment in which `import agtool` means the kit's agtool (PYTHONPATH beats the editable install)."""
+    return {**os.environ, "PYTHONPATH": str(kit)}
+
+
+@pytest.fixture(scope="module")
+def kit_files():
+    return release.kit_files()
+
+
+@pytest.fixture(scope="module")
+def kit(kit_files, tmp_path_factory) -> Path:
+    """A kit written by the same code as the CLI (without the leak refusal, tested on its own below)."""
+    out = tmp_path_factory.mktemp("release") / "kit"
+    release.write_kit(kit_files, out)
+    return out
+
+
+def read_tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def import_by_path(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ── The skeleton rule ─────────────────────────────────────────────────────────
+
+SOURCE = '''\
+"""A module."""
+# ── Stage 1 · contract ──
+# BEGIN SOLUTION
+TABLE = {"a": 1}
+# END SOLUTION
+# BEGIN PROMPT
+# TABLE = {}   # Stage 1: write the table
+#
+# END PROMPT
+
+
+def lookup(key):
+    """The value of key."""
+    # BEGIN SOLUTION
+    return TABLE[key]
+    # END SOLUTION
+
+
+# ── Stage 2 · methods ──
+class Box:
+    def open(self):
+        """Open it."""
+        if True:
+            # BEGIN SOLUTION
+            return "open"
+            # END SOLUTION
+'''
+
+
+def test_a_function_body_becomes_a_stub_naming_stage_function_and_notebook():
+    """An indented solution block becomes a NotImplementedError stub at its indentation; the docstring stays."""
+    out = release.skeleton(SOURCE, "m.py", NOTEBOOKS)
+    assert ('def lookup(key):\n    """The value of key."""\n'
+            '    raise NotImplementedError("Stage 1: lookup — see notebooks/01_contract.ipynb")\n') in out
+    assert ('            raise NotImplementedError("Stage 2: open — see notebooks/02_check_args.ipynb")\n'
+            in out)
+
+
+def test_a_module_level_block_is_removed_and_its_prompt_uncommented():
+    """A module-level solution block goes; the PROMPT block after it loses its '# ' and its markers."""
+    out = release.skeleton(SOURCE, "m.py", NOTEBOOKS)
+    assert 'TABLE = {"a": 1}' not in out
+    assert "TABLE = {}   # Stage 1: write the table\n\n" in out
+    assert "BEGIN" not in out and "END " not in out
+    compile(out, "m.py", "exec")
+
+
+@pytest.mark.parametrize("source, line, message", [
+    ("# ── Stage 1 · x ──\n# BEGIN SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION\n", 3, "nested"),
+    ("# ── Stage 1 · x ──\n# END SOLUTION\n", 2, "without a matching"),
+    ("# ── Stage 1 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n", 3, "never closed"),
+    ("# ── Stage 1 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n# END SOLUTION\n", 5, "not indented like"),
+    ("# ── Stage 1 · x ──\n# BEGIN PROMPT\n# x = 1\n# END PROMPT\n", 2, "must directly follow"),
+    ("def f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 2, "before any"),
+    ("# ── Stage 1 · x ──\nx = 1\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 3, "inside a function"),
+    ("# ── Stage 1 · x ──\n#BEGIN  SOLUTION\n", 2, "malformed marker"),
+    ("# ── Stage 7 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 3,
+     "no notebooks/07_"),
+    ("# ── Stage 1 · x ──\n# BEGIN SOLUTION\n# END SOLUTION\n# BEGIN PROMPT\nx = 1\n# END PROMPT\n", 5,
+     "must start with '# '"),
+])
+def test_bad_markers_are_refused_naming_file_and_line(source, line, message):
+    """Unbalanced, nested, misplaced or malformed markers: a ReleaseError naming file:line and the fault."""
+    with pytest.raises(ReleaseError, match=rf"^m\.py:{line}: .*{re.escape(message)}"):
+        release.skeleton(source, "m.py", NOTEBOOKS)
+
+
+def test_the_reference_skeleton_is_derived_the_same_way_every_time():
+    """Same reference, same skeleton: nothing depends on time, order of a dict or the machine."""
+    assert release.skeleton(REFERENCE, "t.py", NOTEBOOKS) == release.skeleton(REFERENCE, "t.py", NOTEBOOKS)
+
+
+# ── The leak rule ─────────────────────────────────────────────────────────────
+
+@pytest.mark.parametrize("line", ["", "    # a comment", ")", "  }})  # end", "return None", "continue", "else:",
+                                  "return envelope", "if not item:", "kind = type(value)",
+                                  "except Exception as error:", "value = args.pop(arg)  # say why"])
+def test_trivial_lines_are_not_solution_lines(line):
+    """No literal and fewer than five names: what any Python file holds."""
+    assert not release.is_meaningful(release.code_of(line))
+
+
+@pytest.mark.parametrize("code", ['return f"type:{arg}"', "return 0", "args[closest[0]] = value",
+                                  "return all(map(is_json, value))", "for key, spec in specs.items():",
+                                  'if "min" in spec and not value >= spec["min"]:'])
+def test_code_with_a_literal_or_five_names_is_meaningful(code):
+    assert release.is_meaningful(code)
+
+
+def test_solution_lines_leave_out_code_the_reference_also_has_outside_its_blocks():
+    """A line also written outside the blocks is lab-provided code, shipped on purpose."""
+    source = ("# ── Stage 1 · x ──\nx = compute(1)\ndef f():\n    # BEGIN SOLUTION\n"
+              "    x = compute(1)\n    y = secret(2)  # why\n    return None\n    # END SOLUTION\n")
+    assert release.solution_lines(source, "m.py") == {"y = secret(2)"}
+
+
+# A real solution line of the reference, whatever the reference says today: its longest.
+PLANTED = max(sorted(release.solution_lines(REFERENCE)), key=len)
+
+
+def test_a_planted_solution_line_is_found_in_a_notebook_cell_and_in_a_file():
+    """The leak check reads every text file, and every line of every notebook cell."""
+    line = PLANTED
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"def k(name, args):\n    {line}")])
+    files = {"notebooks/x.ipynb": nbformat.writes(notebook).encode(),
+             "agtool/x.py": f"    {line}  # copied\n".encode(), "picture.png": b"\x89PNG\xff\xfe"}
+    assert release.leaks(files, release.solution_lines(REFERENCE)) == [
+        f"notebooks/x.ipynb:cell 1 line 2: {line}", f"agtool/x.py:1: {line}  # copied"]
+
+
+def test_release_refuses_a_kit_that_would_leak_and_writes_nothing(tmp_path):
+    """A notebook quoting the solution makes release refuse, naming the place; OUTDIR is not created."""
+    root = tmp_path / "root"
+    for folder in ("agtool", "grader", "notebooks"):
+        shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("requirements.txt", "pyproject.toml", "Makefile"):
+        shutil.copy(ROOT / name, root / name)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"    {PLANTED}")])
+    (root / "notebooks" / "99_leak.ipynb").write_text(nbformat.writes(notebook))
+    with pytest.raises(ReleaseError, match=re.escape(f"notebooks/99_leak.ipynb:cell 1 line 1: {PLANTED}")):
+        release.release(tmp_path / "out", root=root)
+    assert not (tmp_path / "out").exists()
+
+
+# ── The kit ───────────────────────────────────────────────────────────────────
+
+def test_the_kit_has_what_students_need(kit):
+    """Notebooks, the skeleton and the lab's other modules, the grader, and the files that set it all up."""
+    files = set(read_tree(kit))
+    for needed in ["README.md", "Makefile", "requirements.txt", "pyproject.toml", ".gitignore",
+                   "agtool/__init__.py", "agtool/tools.py", "agtool/inventory.py", "agtool/lab.py",
+                   "agtool/panel.py", *(f"notebooks/{name}" for name in STAGE_NOTEBOOKS)]:
+        assert needed in files
+    assert {"grader/__init__.py", "grader/__main__.py", "grader/oracle.py"} <= files  # check() needs them
+    assert (kit / "requirements.txt").read_bytes() == (ROOT / "requirements.txt").read_bytes()
+
+
+def test_the_readme_lists_what_each_stage_writes(kit):
+    """The README's table is drawn from the markers: every stub and PROMPT name in its stage's row."""
+    rows = {int(m[1]): m[2] for m in re.finditer(r"^\| (\d) \| `notebooks/\S+` \| (.*) \|$",
+                                                  (kit / "README.md").read_text(), re.M)}
+    assert set(rows) == set(NOTEBOOKS)
+    for name, stage in {**SPEC_FUNCTIONS, "TOOLS": 1, "FIXES": 6}.items():
+        assert f"`{name}`" in rows[stage]
+
+
+def test_the_kit_makefile_sets_up_as_the_repository_does(kit):
+    """The kit's set-up rule is the repository's own, not a copy kept by hand."""
+    rule = release._make_rule(ROOT / "Makefile", "$(VENV)/.installed")
+    assert rule.startswith("$(VENV)/.installed:") and "pip install" in rule
+    assert rule in (kit / "Makefile").read_text()
+    assert "{installed}" not in (kit / "Makefile").read_text()
+
+
+def test_the_kit_pyproject_installs_both_packages_and_runs_its_notebooks(kit):
+    """`pip install -e .` in the kit installs agtool and grader; its pytest runs the notebooks under nbval."""
+    kit_project = tomllib.loads((kit / "pyproject.toml").read_text())
+    repo_project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert kit_project["project"] == repo_project["project"]
+    assert kit_project["tool"]["setuptools"]["packages"] == ["agtool", "grader"]
+    pytest_options = kit_project["tool"]["pytest"]["ini_options"]
+    assert pytest_options["testpaths"] == ["notebooks"]
+    assert "--nbval-lax" in pytest_options["addopts"] and "--nbval-current-env" in pytest_options["addopts"]
+
+
+def test_no_cache_checkpoint_or_bytecode_ships(kit):
+    junk = [p for p in read_tree(kit) if re.search(r"__pycache__|\.pyc$|\.ipynb_checkpoints|\.hypothesis|egg-info", p)]
+    assert junk == []
+
+
+def test_notebooks_ship_without_outputs_or_execution_counts(kit):
+    for path in sorted((kit / "notebooks").glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                assert (cell.outputs, cell.execution_count) == ([], None), f"{path.name}: {cell.source[:40]}"
+            assert set(cell.metadata) <= {"tags"}
+        assert set(notebook.metadata) == {"kernelspec", "language_info"}
+
+
+def test_two_releases_are_byte_identical(kit, tmp_path):
+    """Generation is deterministic: a second release, written anew, matches the first byte for byte."""
+    release.write_kit(release.kit_files(), tmp_path / "again")
+    assert read_tree(tmp_path / "again") == read_tree(kit)
+
+
+def test_no_solution_line_survives(kit_files):
+    """No meaningful line of the reference's SOLUTION blocks is in any text file of the kit."""
+    found = release.leaks(kit_files, release.solution_lines(REFERENCE))
+    assert not found, f"{len(found)} solution lines in the kit:\n" + "\n".join(found)
+
+
+def test_the_skeleton_imports_and_keeps_every_public_name(kit):
+    """Every public name of the spec is there; every spec function raises its own stage's stub."""
+    skeleton = import_by_path(kit / "agtool" / "tools.py", "kit_skeleton_tools")
+    assert SPEC_NAMES <= set(dir(skeleton))
+    assert (skeleton.TOOLS, skeleton.FIXES, skeleton.MAX_ATTEMPTS, skeleton.DEFAULT_REGION) == ({}, {}, 3, "seoul")
+    arguments = {"describe_tools": (), "build_graph": (), "run": ({"tool": "x", "args": {}},),
+                 "call_memo": ("x", {}, {})}
+    for name, stage in SPEC_FUNCTIONS.items():
+        with pytest.raises(NotImplementedError) as stub:
+            getattr(skeleton, name)(*arguments.get(name, ("x", {})))
+        assert str(stub.value) == f"Stage {stage}: {name} — see notebooks/{NOTEBOOKS[stage]}"
+        assert (kit / "notebooks" / NOTEBOOKS[stage]).exists()
+
+
+def test_the_skeleton_keeps_signatures_and_docstrings(kit):
+    skeleton = import_by_path(kit / "agtool" / "tools.py", "kit_skeleton_signatures")
+    reference = import_by_path(ROOT / "agtool" / "tools.py", "kit_reference_signatures")
+    for name in SPEC_FUNCTIONS:
+        ours, theirs = getattr(skeleton, name), getattr(reference, name)
+        assert inspect.signature(ours) == inspect.signature(theirs)
+        assert ours.__doc__ == theirs.__doc__
+
+
+def test_release_cli_refuses_a_non_empty_outdir(tmp_path):
+    """An OUTDIR with something in it is left alone unless --force: exit 1 and a message, not a traceback."""
+    (tmp_path / "keep.txt").write_text("mine")
+    done = subprocess.run([sys.executable, "-m", "grader", "release", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode != 0
+    assert "--force" in done.stderr and "Traceback" not in done.stderr
+    assert read_tree(tmp_path) == {"keep.txt": b"mine"}
+
+
+# ── The kit's notebooks under nbval, against the skeleton and against the reference ──
+
+def test_the_kernel_imports_the_kits_agtool(kit):
+    """The mechanism the nbval runs rely on: a kernel started with kit_env imports the kit's modules."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import agtool.tools, grader\nprint(agtool.tools.__file__, list(grader.__path__)[0])")])
+    client = NotebookClient(notebook, kernel_name="python3", timeout=60,
+                            resources={"metadata": {"path": str(kit / "notebooks")}})
+    client.execute(env=kit_env(kit))
+    tools_file, grader_path = notebook.cells[0].outputs[0]["text"].split()
+    assert tools_file == str(kit / "agtool" / "tools.py")
+    assert grader_path == str(kit / "grader")
+
+
+def run_nbval(kit: Path) -> subprocess.CompletedProcess:
+    """pytest on the kit's notebooks, configured by the kit's own pyproject (nbval-lax, current env)."""
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "notebooks"], cwd=kit, env=kit_env(kit),
+                          capture_output=True, text=True, timeout=900)
+
+
+def test_kit_notebooks_run_top_to_bottom_against_the_skeleton(kit):
+    """A student who has written nothing yet runs every notebook without an error cell."""
+    done = run_nbval(kit)
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert re.search(r"\d+ passed", done.stdout)
+
+
+def test_kit_notebooks_run_top_to_bottom_against_the_reference(kit_files, tmp_path):
+    """A student who has written everything (here: the reference itself) runs them too."""
+    finished = tmp_path / "finished"
+    release.write_kit(kit_files, finished)
+    shutil.copy(ROOT / release.STUDENT_MODULE, finished / release.STUDENT_MODULE)
+    done = run_nbval(finished)
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+# ── The grade: 0 for the skeleton, 100 for the reference ──────────────────────
+
+def grade(path: Path, results: Path) -> float:
+    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(path), "--results", str(results)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(results.read_text())["score"]
+
+
+def test_the_skeleton_grades_0_and_the_reference_100(kit, tmp_path):
+    assert grade(kit / "agtool" / "tools.py", tmp_path / "skeleton.json") == 0
+    assert grade(ROOT / release.STUDENT_MODULE, tmp_path / "reference.json") == 100
