@@ -353,22 +353,21 @@ def check_fields(specs: dict, value: dict, prefix: str) -> str | None:
     """The first reason a dict breaks specs (key -> return spec), fields named prefix + key."""
     # BEGIN SOLUTION
     for key, spec in specs.items():
-        path = prefix + key
         if key not in value or not has_type(value[key], spec["type"]):
-            return f"shape:{path}"
+            return f"shape:{prefix}{key}"
         item = value[key]
         if isinstance(item, (list, dict, str)):
             if not item and not spec.get("allow_empty", False):
-                return f"empty:{path}"
+                return f"empty:{prefix}{key}"
             if "max_len" in spec and len(item) > spec["max_len"]:
-                return f"too_big:{path}"
+                return f"too_big:{prefix}{key}"
         elif not in_range(item, spec):
-            return f"range:{path}"
+            return f"range:{prefix}{key}"
         if "items" in spec:
             for element in item:
                 if not isinstance(element, dict):
-                    return f"shape:{path}"
-                reason = check_fields(spec["items"], element, prefix=path + ".")
+                    return f"shape:{prefix}{key}"
+                reason = check_fields(spec["items"], element, prefix=f"{prefix}{key}.")
                 if reason:
                     return reason
     return None

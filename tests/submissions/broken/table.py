@@ -37,10 +37,10 @@ BROKEN = {
         '            return f"missing:{prefix}{arg}"\n', 2),
     # ── stage 3 · result check ──
     "dotted_path_missing.py": (
-        'reason = check_fields(spec["items"], element, prefix=path + ".")',
+        'reason = check_fields(spec["items"], element, prefix=f"{prefix}{key}.")',
         'reason = check_fields(spec["items"], element, prefix="")', 3),
     "empty_not_caught.py": (
-        '            if not item and not spec.get("allow_empty", False):\n                return f"empty:{path}"\n', '', 3),
+        '            if not item and not spec.get("allow_empty", False):\n                return f"empty:{prefix}{key}"\n', '', 3),
     "max_len_off_by_one.py": (
         'if "max_len" in spec and len(item) > spec["max_len"]:',
         'if "max_len" in spec and len(item) >= spec["max_len"]:', 3),
