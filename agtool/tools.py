@@ -43,7 +43,8 @@ JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
 # it, so the two can never disagree.
 #
 #   types:       str int float bool list dict, and any (every value passes)
-#   arg spec:    type, required (default True), allowed (list), min, max (inclusive),
+#   arg spec:    type, required (default True), allowed (a list of str, int, float
+#                or bool values), min, max (inclusive, numbers only),
 #                properties (a dict: key -> arg spec; other keys are unknown),
 #                items (a list: ONE arg spec, checked on every item)
 #   return spec: type, max_len (lists), min, max, allow_empty (default False),
@@ -232,8 +233,10 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
         if flag in spec and not isinstance(spec[flag], bool):
             raise ContractError(f"{where}[{flag!r}] must be True or False, not {spec[flag]!r}")
     if "allowed" in spec:
-        if kind == "any":  # Python's `in` finds True in [1]; a typed arg is type-checked first, so never meets that
-            raise ContractError(f"{where}['allowed'] needs a type: 'any' lets every value through")
+        # Python's `in` finds True in [1] and [True] in [[1]], where JSON Schema's enum
+        # does not: allowed values are kept to types that are checked before `in` runs.
+        if kind not in ("str", "int", "float", "bool"):
+            raise ContractError(f"{where}['allowed'] is for str, int, float or bool args, not {kind!r}")
         allowed = spec["allowed"]
         if not isinstance(allowed, list) or not allowed:
             raise ContractError(f"{where}['allowed'] must be a non-empty list of values, not {allowed!r}")
@@ -479,7 +482,7 @@ class RunState(TypedDict, total=False):
     result: dict | None                           # the last envelope from the door
     reasons: Annotated[list[str], operator.add]   # every failure reason, in order
     path: Annotated[list[str], operator.add]      # node names, in order
-    attempts: int                                 # door calls made
+    attempts: int                                 # calls made (through the memo, then the door)
     status: str                                   # "answered" or "gave_up"
     answer: str | None                            # built only from an ok value
 

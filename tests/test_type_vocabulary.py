@@ -138,6 +138,8 @@ MISTAKES = [
     ("bad spec inside items", entry_with(x={"type": "list", "items": {"type": "number"}}), "items"),
     ("required on an item", entry_with(x={"type": "list", "items": {"type": "int", "required": False}}), "required"),
     ("allowed on any", entry_with(x={"type": "any", "allowed": [1]}), "any"),
+    ("allowed on a list", entry_with(x={"type": "list", "allowed": [[1]]}), "allowed"),
+    ("allowed on a dict", entry_with(x={"type": "dict", "allowed": [{}]}), "allowed"),
     ("min on any", entry_with(x={"type": "any", "min": 1}), "min"),
     ("a type that is a list", entry_with(x={"type": ["int"]}), "type"),
 ]
