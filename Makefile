@@ -7,8 +7,9 @@ BIN    := $(VENV)/bin
 
 .PHONY: lab test bench browser-deps clean
 
+# JupyterLab refuses to run as root unless told; a lab in a container often is root.
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab notebooks/01_contract.ipynb
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/01_contract.ipynb
 
 test: $(VENV)/.installed browser-deps
 	$(BIN)/python -m pytest
