@@ -7,6 +7,11 @@ For a notebook's self-check cell:
 
 For instructors: `python -m grader grade PATH/tools.py --results results.json`
 (see `python -m grader --help`).
+
+In the repository check() draws random cases and judges them against the
+grader's oracle, with the earlier stages replaced by trusted ones. The student
+kit has no oracle: there check() judges the kit's public probes
+(grader/public.py), on the student's own earlier stages.
 """
 
 import importlib.util
@@ -24,6 +29,7 @@ class CheckReport:
     """What check() returns: a table in Jupyter, plain text anywhere else."""
     grade: "Grade | None" = None     # None when `problem` says why nothing ran
     problem: str = ""
+    note: str = ""                   # said once above the table
 
     @property
     def score(self) -> int:
@@ -35,12 +41,14 @@ class CheckReport:
 
     def __repr__(self) -> str:
         from grader.report import text_table
-        return self.problem or text_table(self.grade)
+        return self.problem or "\n".join(filter(None, (self.note, text_table(self.grade))))
 
     def _repr_html_(self) -> str:
         import html
         from grader.report import html_table
-        return f"<p>{html.escape(self.problem)}</p>" if self.problem else html_table(self.grade)
+        if self.problem:
+            return f"<p>{html.escape(self.problem)}</p>"
+        return (f"<p><i>{html.escape(self.note)}</i></p>" if self.note else "") + html_table(self.grade)
 
 
 def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
@@ -50,6 +58,7 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
     file is imported afresh, so edits since the last run count. A stage not started
     yet shows "not implemented yet"; nothing here raises for a student's mistake.
     """
+    from grader import public, trusted
     from grader.checks import STAGES
     from grader.grading import grade
     from grader.session import LocalSession
@@ -59,7 +68,19 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
     path = path or student_module_path()
     if not path:
         return CheckReport(problem="check(): no agtool/tools.py found; pass path='.../tools.py'")
-    return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE))
+    if trusted.present():
+        return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE))
+    if not public.FILE.exists():
+        return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
+    return CheckReport(grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage))
+
+
+def public_note(stage: int) -> str:
+    """What a kit's table is judged on, said once."""
+    below = {1: "", 2: "your own stage 1"}.get(stage, f"your own stages 1 to {stage - 1}")
+    earlier = f" Stage {stage} runs on {below}: a mistake there can show up here." if below else ""
+    return (f"Judged on the kit's public probes: fixed inputs with a correct module's answers.{earlier} "
+            "Your grade uses other, hidden random inputs.")
 
 
 def student_module_path() -> str | None:

@@ -3,16 +3,18 @@
 A stage's score depends only on that stage's functions: while stage N is probed
 the child runs the grader's trusted versions of the earlier stages (observe.py).
 A session that dies (hang, crash, flood) costs the check it died in and the
-stage's later checks, never another stage.
+stage's later checks, never another stage. Given public probes (the student
+kit), each check judges those instead of drawing random cases.
 """
 
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from grader.checks import STAGES
 from grader.errors import SessionDied
-from grader.probing import Check, CheckResult, run_check
-from grader.session import SessionFactory
+from grader.probing import Check, CheckResult, run_check, run_public
+from grader.session import Session, SessionFactory
 
 STAGE_POINTS = {1: 10, 2: 20, 3: 20, 4: 15, 5: 15, 6: 20}   # what the checks of each stage add up to
 
@@ -40,19 +42,26 @@ class Grade:
 
 
 def grade(path: str, session_factory: SessionFactory, seed: int = 0, only: str | None = None,
-          stages: tuple[int, ...] = tuple(STAGES), scale: float = 1.0) -> Grade:
-    """Grade tools.py at `path`. only="2.3" runs that one check; scale < 1 draws fewer cases."""
+          stages: tuple[int, ...] = tuple(STAGES), scale: float = 1.0, probes: dict | None = None) -> Grade:
+    """Grade tools.py at `path`. only="2.3" runs that one check; scale < 1 draws fewer cases;
+    probes (label -> [(case, expected)], grader/public.py) replace the random draws."""
     started = time.perf_counter()
+
+    def run(check: Check, session) -> CheckResult:
+        if probes is not None:
+            return run_public(check, session, probes[check.label])
+        return run_check(check, session, seed, scale)
+
     results = []
     for number in stages:
         checks = [check for check in STAGES[number].checks if only in (None, check.label)]
         if checks:
-            results += grade_stage(checks, path, session_factory, seed, scale)
+            results += grade_stage(checks, path, session_factory, run)
     return Grade(path, seed, results, time.perf_counter() - started)
 
 
 def grade_stage(checks: list[Check], path: str, session_factory: SessionFactory,
-                seed: int, scale: float) -> list[CheckResult]:
+                run: Callable[[Check, Session], CheckResult]) -> list[CheckResult]:
     results: list[CheckResult] = []
     try:
         session = session_factory(path)
@@ -70,7 +79,7 @@ def grade_stage(checks: list[Check], path: str, session_factory: SessionFactory,
             elif unmet:
                 result = CheckResult(check, False, f"not run: needs check {unmet[0].check.label} to pass first")
             else:
-                result = run_check(check, session, seed, scale)
+                result = run(check, session)
             results.append(result)
     finally:
         session.close()

@@ -14,7 +14,8 @@ A request (the parent builds them in grader/checks/) and its observation:
                         each with "runs": {tool: body runs during this call}]}
 
 Before the calls of stage N, the grader's trusted versions of the earlier
-stages' functions go into the module's globals (`oracle.bind`), and a given
+stages' functions go into the module's globals (`oracle.bind`; not in the
+student kit, which has no oracle: there stage N runs on the student's own), and a given
 table replaces the contents of the module's TOOLS (spy bodies, grader/spies.py).
 An argument {"$memo": k} is one dict shared by the calls of a request; "get"
 reads the target instead of calling it (TOOLS itself, MAX_ATTEMPTS).
@@ -29,7 +30,8 @@ import sys
 import importlib.util
 from typing import Any, Callable
 
-from grader import oracle, spies, values
+from grader import spies, trusted, values
+from grader.trusted import oracle
 
 _module_numbers = itertools.count()
 _MISSING = object()
@@ -87,7 +89,7 @@ class Child:
         self.module, self.import_error = load(path)
         if self.module is None:
             return
-        self.trusted = oracle.bind(self.module)
+        self.trusted = oracle.bind(self.module) if trusted.present() else {}
         own = vars(self.module)
         self.originals = {name: own.get(name, _MISSING) for name in self.trusted}
         self.replaceable = {name for name, (_, fn) in self.trusted.items()

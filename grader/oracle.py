@@ -158,22 +158,17 @@ def call_tool(tools: dict, name: Any, args: Any) -> dict:
     return {"ok": True, "value": value, "error": None}
 
 
-def door_error_ok(expected: str | None, got: Any, contract: dict, args: Any, returns: dict, value: Any) -> bool:
-    """Is `got` a right error where the one-answer door says `expected`?
+def door_errors(expected: str | None, contract: dict, args: Any, returns: dict, value: Any) -> set:
+    """Every right error where the one-answer door says `expected`.
 
     Args and results that fail several checks may be reported by any failing check.
     `value` is what the body returned (for result reasons).
     """
-    if got == expected:
-        return True
-    if not isinstance(got, str) or expected is None:
-        return False
-    stage, _, reason = got.partition(":")
-    if stage == "args" and expected.startswith("args:") and isinstance(args, dict):
-        return reason in arg_reasons(contract, args)
-    if stage == "result" and expected.startswith("result:"):
-        return reason in result_reasons(returns, value)
-    return False
+    if expected is not None and expected.startswith("args:") and isinstance(args, dict):
+        return {f"args:{reason}" for reason in arg_reasons(contract, args)} | {expected}
+    if expected is not None and expected.startswith("result:"):
+        return {f"result:{reason}" for reason in result_reasons(returns, value)} | {expected}
+    return {expected}
 
 
 # ── Stage 5 · memo ───────────────────────────────────────────────────────────

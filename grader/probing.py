@@ -2,14 +2,17 @@
 
 A check is a function whose docstring is the title a student sees and which
 returns the Hypothesis strategy of its cases; `Stage.check` registers it with
-its points, hint and the stage's way to probe (case -> request), judge (case,
-observation -> Mismatch or None, in the parent, against grader/oracle.py) and
-show (case -> the setting as Python).
+its points, hint and the stage's way to probe (case -> request), to judge, and
+to show (case -> the setting as Python). Judging comes in two halves, so that
+the student kit can judge without the oracle: expect (case -> what a correct
+module gives, as JSON data, from grader/oracle.py) and compare (case, expected,
+observation -> Mismatch or None, no oracle). A check's judge is the two in turn.
 
 `run_check` draws cases seeded (same seed, same draws), sends each to the
 session, and on the first mismatch lets Hypothesis shrink it; the last failing
 case it records is the smallest one found. Shrinking is capped by a count of
-cases, not by time, so the result stays reproducible.
+cases, not by time, so the result stays reproducible. `run_public` judges the
+kit's fixed public probes instead (grader/public.py), smallest first.
 """
 
 import inspect
@@ -44,7 +47,8 @@ class Check:
     cases: st.SearchStrategy
     examples: int
     probe: Callable[[Any], dict]
-    judge: Callable[[Any, dict], Mismatch | None]
+    expect: Callable[[Any], Any]                      # case -> JSON data, from the oracle
+    compare: Callable[[Any, Any, dict], Mismatch | None]   # case, expected, observation; no oracle
     show: Callable[[Any], str]
     needs: tuple[int, ...] = ()
     always: tuple = ()          # cases tried under every seed, before the drawn ones: the lesson's incidents
@@ -53,29 +57,40 @@ class Check:
     def label(self) -> str:
         return f"{self.stage}.{self.number}"
 
+    def judge(self, case: Any, observation: dict) -> Mismatch | None:
+        return self.compare(case, self.expect(case), observation)
+
+
+def without_oracle(judge: Callable[[Any, dict], Mismatch | None]) -> dict:
+    """expect and compare for a judge that needs nothing from the oracle (it reads the answer alone)."""
+    return {"expect": lambda case: None, "compare": lambda case, expected, observation: judge(case, observation)}
+
 
 @dataclass
 class Stage:
     """One stage's checks, and how its cases become requests and are judged."""
     number: int
     probe: Callable[[Any], dict]
-    judge: Callable[[Any, dict], Mismatch | None]
     show: Callable[[Any], str]
+    expect: Callable[[Any], Any]
+    compare: Callable[[Any, Any, dict], Mismatch | None]
     checks: list[Check] = field(default_factory=list)
 
     def check(self, points: int, examples: int = 12, needs: tuple[int, ...] = (), always: tuple = (),
-              probe: Callable | None = None, judge: Callable | None = None, show: Callable | None = None):
+              probe: Callable | None = None, expect: Callable | None = None, compare: Callable | None = None,
+              show: Callable | None = None):
         """Register the decorated function: it returns the strategy of cases; its docstring's first
         line is the title a student sees, the rest the hint that names the lesson's pitfall.
 
-        probe, judge and show default to the stage's own.
+        probe, expect, compare and show default to the stage's own.
         """
         def register(cases: Callable[[], st.SearchStrategy]):
             title, _, hint = inspect.getdoc(cases).partition("\n\n")
             self.checks.append(Check(
                 stage=self.number, number=len(self.checks) + 1, title=title, hint=" ".join(hint.split()),
                 points=points, cases=cases(), examples=examples,
-                probe=probe or self.probe, judge=judge or self.judge, show=show or self.show,
+                probe=probe or self.probe, expect=expect or self.expect, compare=compare or self.compare,
+                show=show or self.show,
                 needs=needs, always=always))
             return cases
         return register
@@ -133,13 +148,9 @@ def run_check(check: Check, session: Session, seed: int, scale: float = 1.0) -> 
             found["stop"] = blocked
             raise _Stop
         found["inputs"] += len(observation["results"])
-        try:
-            mismatch = check.judge(case, observation)
-        except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
-            mismatch = Mismatch("(an answer the grader could not read)", "an answer of the shape the spec gives",
-                                f"{observation!r:.300} ({error!r:.100})")
-        if mismatch:
-            found["failure"] = Failure(check.show(case), mismatch.call, mismatch.expected, mismatch.got)
+        failure = judged(check, case, observation, lambda: check.judge(case, observation))
+        if failure is not None:   # the last one recorded is the smallest: a passing case keeps it
+            found["failure"] = failure
             raise _Failed
 
     test = hypothesis.settings(
@@ -161,6 +172,34 @@ def run_check(check: Check, session: Session, seed: int, scale: float = 1.0) -> 
     if found["failure"] is not None:
         return CheckResult(check, False, "found a wrong answer", found["failure"])
     return CheckResult(check, True, f"passed on {found['inputs']} inputs")
+
+
+def run_public(check: Check, session: Session, probes: list[tuple[Any, Any]]) -> CheckResult:
+    """Judge fixed cases, each with its stored expected data, in order; the first wrong answer is the one shown."""
+    inputs = 0
+    for case, expected in probes:
+        try:
+            observation = session.request(check.probe(case))
+        except SessionDied as died:
+            return CheckResult(check, False, died.reason, died=True)
+        blocked = blocker(observation)
+        if blocked:
+            return CheckResult(check, False, blocked)
+        inputs += len(observation["results"])
+        failure = judged(check, case, observation, lambda: check.compare(case, expected, observation))
+        if failure is not None:
+            return CheckResult(check, False, "found a wrong answer", failure)
+    return CheckResult(check, True, f"passed on {inputs} inputs")
+
+
+def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Mismatch | None]) -> Failure | None:
+    """The failure the student reads, or None when the answer is right."""
+    try:
+        mismatch = judge()
+    except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
+        mismatch = Mismatch("(an answer the grader could not read)", "an answer of the shape the spec gives",
+                            f"{observation!r:.300} ({error!r:.100})")
+    return Failure(check.show(case), mismatch.call, mismatch.expected, mismatch.got) if mismatch else None
 
 
 def _with_examples(cases: tuple, test: Callable) -> Callable:

@@ -3,8 +3,10 @@
     python -m grader release OUTDIR [--force]
 
 The kit is what students receive: the notebooks without outputs, `agtool/` with
-`tools.py` reduced to a skeleton, the grader (the notebooks' self-check cells
-call `grader.check`), requirements.txt, pyproject.toml, a Makefile and a README.
+`tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
+cells need (`grader.check`) with the public probes it judges (grader/public.py),
+requirements.txt, pyproject.toml, a Makefile and a README. Never the oracle
+(grader/oracle.py solves every stage) nor the instructor's commands.
 Nothing in it is kept by hand: the skeleton is derived from the reference
 `agtool/tools.py` by its markers, every time.
 
@@ -26,8 +28,7 @@ Leak rule (what "no solution line survives" means)
   holds and tells nothing about the solution. A line that the reference also has
   outside its blocks is lab-provided code, shipped on purpose, and is not a solution
   line. The kit is refused if any text file in it (for a notebook: any line of any
-  cell) has a solution line as its code; the grader's own files are the exception
-  (see JUDGE below).
+  cell) has a solution line as its code, the grader's files included.
 
 Deterministic: files are gathered in sorted order into memory and written with
 no timestamps in their content, so two releases are byte-identical.
@@ -46,14 +47,18 @@ from pathlib import Path
 
 import nbformat
 
+from grader import public
+
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "kit_template"
 STUDENT_MODULE = "agtool/tools.py"
-# The grader ships in the kit because the notebooks' check(N) cells run it. It is
-# the judge, not the answer, but a judge of random inputs needs an oracle, and its
-# oracle (grader/oracle.py, written from the spec) solves the stages too: it is not
-# scanned for solution lines. The README's "What the kit reveals" says so.
-JUDGE = "grader/"
+# What of the grader ships: what check(N) imports, and nothing else. Not the oracle
+# (it solves the stages), nor grading strangers' code (sandbox, landlock, classroom,
+# bundle, bench, the command line) nor this file: without the oracle, check(N) judges
+# the public probes, written into the kit as PROBES.
+KIT_GRADER = re.compile(r"grader/(__init__|checks/\w+|draw|errors|grading|observe|probing|public|report|"
+                        r"selfcheck|session|spies|trusted|values)\.py")
+PROBES = "grader/public_probes.json"
 
 # Never shipped: caches, editor and build debris, and anything a run leaves behind.
 SKIPPED = re.compile(r"(^|/)(__pycache__|\.ipynb_checkpoints|\.pytest_cache|\.hypothesis|[^/]*\.egg-info)(/|$)"
@@ -216,11 +221,9 @@ def solution_lines(source: str, filename: str = STUDENT_MODULE) -> set[str]:
 
 
 def leaks(files: dict[str, bytes], solution: set[str]) -> list[str]:
-    """'path:line: code' for every solution line found in the kit's text files, the judge's aside."""
+    """'path:line: code' for every solution line found in the kit's text files."""
     found = []
     for path, content in files.items():
-        if path.startswith(JUDGE):
-            continue
         for number, line in _text_lines(path, content):
             if code_of(line) in solution:
                 found.append(f"{path}:{number}: {line.strip()}")
@@ -290,13 +293,15 @@ def kit_files(root: Path = ROOT) -> dict[str, bytes]:
     """Every file of the kit, path -> content, in sorted order (not yet checked for leaks)."""
     reference, notebooks = (root / STUDENT_MODULE).read_text(), _stage_notebooks(root)
     files: dict[str, bytes] = {}
-    for path in _walk(root, "agtool") + _walk(root, "grader") + _walk(root, "notebooks"):
+    shipped_grader = [path for path in _walk(root, "grader") if KIT_GRADER.fullmatch(path)]
+    for path in _walk(root, "agtool") + shipped_grader + _walk(root, "notebooks"):
         content = (root / path).read_bytes()
         if path == STUDENT_MODULE:
             content = skeleton(reference, path, notebooks).encode()
         elif path.endswith(".ipynb"):
             content = strip_notebook(content.decode()).encode()
         files[path] = content
+    files[PROBES] = public.release_text().encode()
     files["requirements.txt"] = (root / "requirements.txt").read_bytes()
     files["pyproject.toml"] = _pyproject(root).encode()
     readme = (TEMPLATES / "README.md").read_text()

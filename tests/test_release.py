@@ -11,6 +11,7 @@ import inspect
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import pytest
 from nbclient import NotebookClient
 
 from grader import release
+from grader.grading import STAGE_POINTS
 from grader.release import ReleaseError
 
 pytestmark = pytest.mark.release
@@ -203,8 +205,72 @@ def test_the_kit_has_what_students_need(kit):
                    "agtool/__init__.py", "agtool/tools.py", "agtool/inventory.py", "agtool/lab.py",
                    "agtool/panel.py", *(f"notebooks/{name}" for name in STAGE_NOTEBOOKS)]:
         assert needed in files
-    assert {"grader/__init__.py", "grader/__main__.py", "grader/oracle.py"} <= files  # check() needs them
+    assert {"grader/__init__.py", "grader/public_probes.json", "grader/selfcheck.py"} <= files  # check() needs them
     assert (kit / "requirements.txt").read_bytes() == (ROOT / "requirements.txt").read_bytes()
+
+
+def test_the_kit_has_no_oracle_and_no_instructor_commands(kit):
+    """The oracle solves every stage; grading strangers' code and making kits are the instructor's."""
+    files = set(read_tree(kit))
+    for kept_back in ["oracle", "__main__", "sandbox", "landlock", "classroom", "bundle", "bench", "release"]:
+        assert f"grader/{kept_back}.py" not in files
+    assert not any(path.startswith(("grader/gradescope/", "grader/kit_template/")) for path in files)
+
+
+# What a kit's check(N) gives: run with only the kit on the path (nothing of the repository's grader).
+KIT_CHECK = """
+import json, sys
+from grader import check
+paths = json.loads(sys.argv[1])
+reports = [repr(check(stage, path)) for stage, path in paths]
+loaded = {name: module.__file__ for name, module in sys.modules.items() if name.split(".")[0] == "grader"}
+print(json.dumps({"reports": reports, "loaded": loaded}))
+"""
+
+
+def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
+    """check(stage, path)'s text for each (None: the kit's own agtool/tools.py)."""
+    done = subprocess.run([sys.executable, "-c", KIT_CHECK, json.dumps(paths)], cwd=kit, env=kit_env(kit),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    assert "grader.oracle" not in found["loaded"]
+    assert all(file.startswith(str(kit)) for file in found["loaded"].values()), found["loaded"]
+    return found["reports"]
+
+
+def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(kit):
+    """On the skeleton, every check of every stage is "not implemented yet", and the table says once
+    that it is judged on public probes, on the student's own earlier stages."""
+    for stage, report in zip(NOTEBOOKS, kit_check(kit, [(stage, None) for stage in NOTEBOOKS])):
+        checks = [line for line in report.splitlines() if re.match(r"[✓✗] \d\.\d ", line)]
+        assert checks and all(line.startswith("✗") for line in checks)
+        assert report.count("not implemented yet") == len(checks)
+        assert report.count("public probes") == 1 and "hidden random inputs" in report
+        assert ("your own stage" in report) == (stage > 1)
+
+
+def test_the_kits_check_passes_the_reference_and_make_test_says_so(kit_files, tmp_path):
+    finished = tmp_path / "finished"
+    release.write_kit(kit_files, finished)
+    shutil.copy(ROOT / release.STUDENT_MODULE, finished / release.STUDENT_MODULE)
+    for stage, report in zip(NOTEBOOKS, kit_check(finished, [(stage, None) for stage in NOTEBOOKS])):
+        assert "✗" not in report and f"{STAGE_POINTS[stage]} / {STAGE_POINTS[stage]} points" in report, report
+    assert "python -m grader.selfcheck" in (finished / "Makefile").read_text()
+    done = subprocess.run([sys.executable, "-m", "grader.selfcheck"], cwd=finished, env=kit_env(finished),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "✗" not in done.stdout, done.stdout[-3000:]
+
+
+def test_the_kits_check_catches_every_broken_submission_in_its_stage(kit, tmp_path):
+    """Each realistic mistake fails its own stage's public probes (later stages may fail too: no isolation)."""
+    broken = runpy.run_path(str(ROOT / "tests" / "submissions" / "broken" / "table.py"))["BROKEN"]
+    paths = []
+    for name, (old, new, stage) in broken.items():
+        (tmp_path / name).write_text(REFERENCE.replace(old, new))
+        paths.append((stage, str(tmp_path / name)))
+    for (stage, path), report in zip(paths, kit_check(kit, paths), strict=True):
+        assert re.search(r"^✗ \d\.\d ", report, re.M) and "\n      expected: " in report, (path, report)
 
 
 def test_the_readme_lists_what_each_stage_writes(kit):

@@ -14,9 +14,8 @@ OK_BODY = [{"return": {}}]
 # The seed's contract (issue 2): stock_lookup's args and returns, and delivery_eta's.
 REGION = {"type": "str", "allowed": ["busan", "jeju", "seoul"]}
 SEED_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 2}}
-SEED_RETURNS = {"sku": {"type": "str"},
-                "rows": {"type": "list", "max_len": 2,
-                         "items": {"region": {"type": "str"}, "qty": {"type": "int", "min": 0}}}}
+SEED_ROW = {"region": {"type": "str"}, "qty": {"type": "int", "min": 0}}
+SEED_RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": SEED_ROW}}
 ETA_RETURNS = {"sku": {"type": "str"}, "region": {"type": "str"}, "days": {"type": "int", "min": 0, "max": 14}}
 GOOD_ARGS = {"sku": "A-100", "region": "seoul", "limit": 2}
 
@@ -61,7 +60,7 @@ def got_text(result: dict) -> str:
     return py(result["value"])
 
 
-def one_of(reasons: set[str]) -> str:
+def one_of(reasons: list[str]) -> str:
     """Expected reasons as a student reads them."""
     if not reasons:
         return "None"
@@ -69,7 +68,7 @@ def one_of(reasons: set[str]) -> str:
     return repr(ordered[0]) if len(ordered) == 1 else "one of " + ", ".join(map(repr, ordered))
 
 
-def reason_ok(got: Any, reasons: set[str]) -> bool:
+def reason_ok(got: Any, reasons: list[str]) -> bool:
     """None when nothing fails, else any reason that really fails (a plain str, nothing else)."""
     return got is None if not reasons else type(got) is str and got in reasons
 

@@ -7,17 +7,21 @@ JSON Schema meta-schema (jsonschema) and against the contract.
 """
 
 import functools
+import json
 from dataclasses import dataclass
 
 import jsonschema
 from hypothesis import strategies as st
 
 from agtool import inventory
-from grader import draw, oracle, values
+from grader import draw, values
 from grader.checks.common import REGION, SEED_ARGS, SEED_RETURNS, ETA_RETURNS, call, got_text, py, request, show_table
-from grader.probing import Mismatch, Stage
+from grader.probing import Mismatch, Stage, without_oracle
+from grader import trusted
+from grader.trusted import oracle
 
 DAYS = ETA_RETURNS["days"]
+ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
 ENTRY_KEYS = {"fn", "description", "args", "returns"}
 
 # (tool, kwargs) the grader runs the student's tool bodies with: where the seed's incidents happen
@@ -122,24 +126,43 @@ def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
 
 def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
-    mismatch = _contract_mismatch(table, "delivery_eta", "args", {"sku": {"type": "str"}, "region": REGION})
+    mismatch = _contract_mismatch(table, "delivery_eta", "args", ETA_ARGS)
     returns = table.get("delivery_eta", {}).get("returns", {})
     if mismatch is None and not values.same(normal(returns.get("days", {})), DAYS):
         mismatch = Mismatch("TOOLS['delivery_eta']['returns']['days']", py(DAYS), py(returns.get("days")))
     return mismatch or _body_mismatch(_own(observation)[2], ("delivery_eta",))
 
 
-def judge_own_description(case: OwnTable, observation: dict) -> Mismatch | None:
+def seed_schemas(case: OwnTable) -> dict:
+    """The parameters of the seed's tools as describe_tools() must give them, by contract_key."""
+    return {contract_key(args): oracle.object_schema(args) for args in (SEED_ARGS, ETA_ARGS)}
+
+
+def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
     tools, described, _ = _own(observation)
-    problem = description_problem(tools["value"], described)
+    problem = description_problem(tools["value"], described, schemas)
     return Mismatch("describe_tools()", "one function per tool in TOOLS, agreeing with it",
                     f"{got_text(described)} ({problem})") if problem else None
 
 
 # ── describe_tools() against any table ───────────────────────────────────────
 
-def description_problem(table: dict, result: dict) -> str | None:
-    """What describe_tools()'s answer gets wrong about `table`, or None."""
+def contract_key(args: dict) -> str:
+    """A contract's args as the key of the schema expected for them: one key for two spellings of one contract."""
+    return json.dumps(normal_specs(args), sort_keys=True, default=repr)
+
+
+def schema_for(args: dict, schemas: dict) -> dict | None:
+    """The parameters schema these args must get: the expected one; for a contract no probe foresaw (the
+    student's own TOOLS, other than the seed's) the oracle's, where there is one; None in the kit."""
+    want = schemas.get(contract_key(args))
+    if want is None and trusted.present():
+        want = oracle.object_schema(args)
+    return want
+
+
+def description_problem(table: dict, result: dict, schemas: dict) -> str | None:
+    """What describe_tools()'s answer gets wrong about `table`, or None (schemas: by contract_key)."""
     if "raised" in result:
         return "it raised"
     described = result["value"]
@@ -156,20 +179,23 @@ def description_problem(table: dict, result: dict) -> str | None:
         seen.add(name)
         if function.get("description") != table[name]["description"]:
             return f"{name}: description is not TOOLS[{name!r}]['description']"
-        problem = parameters_problem(table[name]["args"], function.get("parameters"))
+        want = schema_for(table[name]["args"], schemas)
+        if want is None:
+            return f"{name}: its args are not the seed's contract; pass checks 1.2 to 1.4 first"
+        problem = parameters_problem(want, function.get("parameters"))
         if problem:
             return f"{name}: {problem}"
     return None
 
 
-def parameters_problem(contract: dict, schema) -> str | None:
-    """Is `schema` valid JSON Schema that says what the contract says?"""
+def parameters_problem(want: dict, schema) -> str | None:
+    """Is `schema` valid JSON Schema that says what `want` (the oracle's schema of the contract) says?"""
     if type(schema) is not dict:
         return "parameters is not a JSON Schema object"
     error = jsonschema.exceptions.best_match(meta_validator(schema).iter_errors(schema))
     if error is not None:
         return f"parameters is not valid JSON Schema: {error.message}"
-    return schema_problem(oracle.object_schema(contract), schema, "parameters")
+    return schema_problem(want, schema, "parameters")
 
 
 @functools.cache
@@ -226,9 +252,15 @@ def probe_any(case: AnyTable) -> dict:
     return request(1, case.table, [call("describe_tools")])
 
 
-def judge_any(case: AnyTable, observation: dict) -> Mismatch | None:
+def object_schemas(case: AnyTable) -> dict:
+    """The JSON Schema each tool's parameters must be, by contract_key."""
+    return {contract_key(tool["args"]): oracle.object_schema(tool["args"])
+            for tool in values.decode(case.table).values()}
+
+
+def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | None:
     (result,) = observation["results"]
-    problem = description_problem(values.decode(case.table), result)
+    problem = description_problem(values.decode(case.table), result, schemas)
     return Mismatch("describe_tools()", "one function per tool, agreeing with TOOLS",
                     f"{got_text(result)} ({problem})") if problem else None
 
@@ -242,7 +274,7 @@ def any_tables(d) -> AnyTable:
     return AnyTable(table)
 
 
-STAGE = Stage(1, probe_own, judge_table, lambda case: "")
+STAGE = Stage(1, probe_own, lambda case: "", **without_oracle(judge_table))
 OWN = st.just(OwnTable())
 
 
@@ -258,7 +290,7 @@ def tools_is_a_table():
     return OWN
 
 
-@STAGE.check(points=2, examples=1, needs=(1,), judge=judge_stock_lookup)
+@STAGE.check(points=2, examples=1, needs=(1,), **without_oracle(judge_stock_lookup))
 def stock_lookup_contract():
     """TOOLS["stock_lookup"] has the seed's contract and its upgrade is stock_lookup_v2
 
@@ -268,7 +300,7 @@ def stock_lookup_contract():
     return OWN
 
 
-@STAGE.check(points=2, examples=1, needs=(1,), judge=judge_v2)
+@STAGE.check(points=2, examples=1, needs=(1,), **without_oracle(judge_v2))
 def stock_lookup_v2_contract():
     """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
 
@@ -278,7 +310,7 @@ def stock_lookup_v2_contract():
     return OWN
 
 
-@STAGE.check(points=1, examples=1, needs=(1,), judge=judge_eta)
+@STAGE.check(points=1, examples=1, needs=(1,), **without_oracle(judge_eta))
 def delivery_eta_contract():
     """TOOLS["delivery_eta"] takes sku and region, and its days must lie in 0..14
 
@@ -287,7 +319,7 @@ def delivery_eta_contract():
     return OWN
 
 
-@STAGE.check(points=1, examples=1, needs=(1,), judge=judge_own_description)
+@STAGE.check(points=1, examples=1, needs=(1,), expect=seed_schemas, compare=compare_own_description)
 def describes_own_tools():
     """describe_tools() describes every tool of TOOLS, and nothing else
 
@@ -296,7 +328,7 @@ def describes_own_tools():
     return OWN
 
 
-@STAGE.check(points=2, examples=20, probe=probe_any, judge=judge_any,
+@STAGE.check(points=2, examples=20, probe=probe_any, expect=object_schemas, compare=compare_any,
              show=lambda case: show_table(case.table, ("args",)))
 def describes_any_table():
     """describe_tools() gives valid JSON Schema that agrees with any contract table

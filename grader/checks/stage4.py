@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from grader import draw, oracle, values
+from grader import draw, values
 from grader.checks.common import (GOOD_ARGS, SEED_ARGS, SEED_RETURNS, call, entry,
                                    got_text, parent_tools, py, request, show_table)
 from grader.probing import Mismatch, Stage
+from grader.trusted import oracle
 
 ENVELOPE_KEYS = ["error", "ok", "value"]
 
@@ -29,8 +30,9 @@ def probe(case: Case) -> dict:
     return request(4, case.table, [call("call_tool", name, args) for name, args in case.calls])
 
 
-def expectations(case: Case) -> list[tuple[dict, dict, callable]]:
-    """Per call: the trusted envelope, the body runs, and whether an error is right."""
+def expect(case: Case) -> list[dict]:
+    """Per call, by the trusted door over the same spies: the envelope (plain data), every right error,
+    and the body runs."""
     tools, spies = parent_tools(case.table)
     expected = []
     for name, args in case.calls:
@@ -40,16 +42,19 @@ def expectations(case: Case) -> list[tuple[dict, dict, callable]]:
         runs = {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]}
         tool = tools.get(name, {"args": {}, "returns": {}, "fn": None}) if isinstance(name, str) else {}
         last = spies[name].last if runs else None
-        expected.append((envelope, runs, _error_judge(envelope["error"], tool, args, last)))
+        errors = oracle.door_errors(envelope["error"], tool.get("args", {}), args, tool.get("returns", {}), last)
+        expected.append(answer(envelope, runs, errors))
     return expected
 
 
-def _error_judge(error, tool, args, value):
-    return lambda got: oracle.door_error_ok(error, got, tool.get("args", {}), args, tool.get("returns", {}), value)
+def answer(envelope: dict, runs: dict, errors: set) -> dict:
+    """One expected door answer as data: the envelope, the errors that are right too, the body runs."""
+    return {"envelope": values.to_plain(envelope), "errors": sorted(errors, key=repr), "runs": runs}
 
 
-def mismatch(envelope: dict, runs: dict, error_ok, result: dict, exact_keys: bool = False) -> str | None:
+def mismatch(expected: dict, result: dict, exact_keys: bool = False) -> str | None:
     """What is wrong with one observed door answer, or None."""
+    envelope, runs = expected["envelope"], expected["runs"]
     got = result.get("value")
     if "raised" in result:
         return "an exception got out of the door"
@@ -57,27 +62,26 @@ def mismatch(envelope: dict, runs: dict, error_ok, result: dict, exact_keys: boo
         return "not an envelope with ok, value and error"
     if exact_keys and sorted(got) != ENVELOPE_KEYS:
         return "keys other than ok, value and error"
-    if not (values.same(got["ok"], envelope["ok"]) and error_ok(got["error"])
-            and values.same(got["value"], values.to_plain(envelope["value"]))):
+    if not (values.same(got["ok"], envelope["ok"]) and got["error"] in expected["errors"]
+            and values.same(got["value"], envelope["value"])):
         return "another envelope"
     if runs != result["runs"]:
         return "the body ran another number of times"
     return None
 
 
-def judge(case: Case, observation: dict, exact_keys: bool = False) -> Mismatch | None:
-    for (name, args), (envelope, runs, error_ok), result in zip(case.calls, expectations(case),
-                                                               observation["results"]):
-        problem = mismatch(envelope, runs, error_ok, result, exact_keys)
+def compare(case: Case, expected: list[dict], observation: dict, exact_keys: bool = False) -> Mismatch | None:
+    for (name, args), want, result in zip(case.calls, expected, observation["results"]):
+        problem = mismatch(want, result, exact_keys)
         if problem:
-            return Mismatch(f"call_tool({py(name)}, {py(args)})", show_answer(envelope, runs),
+            return Mismatch(f"call_tool({py(name)}, {py(args)})", show_answer(want),
                             f"{show_got(result)} ({problem})")
     return None
 
 
-def show_answer(envelope: dict, runs: dict) -> str:
+def show_answer(expected: dict) -> str:
     """A trusted envelope and its body runs, as the student reads them."""
-    return f"{py(values.to_plain(envelope))}, body runs: {sum(runs.values())}"
+    return f"{py(expected['envelope'])}, body runs: {sum(expected['runs'].values())}"
 
 
 def show_got(result: dict) -> str:
@@ -88,7 +92,7 @@ def show(case: Case) -> str:
     return show_table(case.table)
 
 
-STAGE = Stage(4, probe, judge, show)
+STAGE = Stage(4, probe, show, expect, compare)
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
@@ -180,7 +184,7 @@ INCIDENTS = {
 # ── the checks ───────────────────────────────────────────────────────────────
 
 @STAGE.check(points=3, always=INCIDENTS["ok"],
-             judge=lambda case, observation: judge(case, observation, exact_keys=True))
+             compare=lambda case, expected, observation: compare(case, expected, observation, exact_keys=True))
 def answers_ok():
     """call_tool returns exactly {ok, value, error}, ok with the tool's value, when every check passes
 

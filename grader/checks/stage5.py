@@ -12,11 +12,12 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from grader import draw, oracle, values
+from grader import draw, values
 from grader.checks import stage4
 from grader.checks.common import (GOOD_ARGS, SEED_ARGS, SEED_RETURNS, call, entry,
                                    got_text, parent_tools, py, request, show_table)
-from grader.probing import Mismatch, Stage
+from grader.probing import Mismatch, Stage, without_oracle
+from grader.trusted import oracle
 
 MEMO = {"$memo": 0}
 
@@ -34,18 +35,26 @@ def probe(case: Script) -> dict:
                                    for name, args, change in case.calls])
 
 
-def judge(case: Script, observation: dict) -> Mismatch | None:
+def expect(case: Script) -> list[dict]:
+    """Per call, by the trusted memo over the same spies: the envelope and the body runs (one right error)."""
     tools, spies = parent_tools(case.table)
     memo: dict = {}
-    said = []   # the calls so far, as the student would type them
-    for (name, args, change), result in zip(case.calls, observation["results"]):
+    expected = []
+    for name, args, change in case.calls:
         before = {tool: spy.runs for tool, spy in spies.items()}
         envelope = oracle.call_memo(tools, name, values.decode(args), memo)
         runs = {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]}
+        expected.append(stage4.answer(envelope, runs, {envelope["error"]}))
+    return expected
+
+
+def compare(case: Script, expected: list[dict], observation: dict) -> Mismatch | None:
+    said = []   # the calls so far, as the student would type them
+    for (name, args, change), want, result in zip(case.calls, expected, observation["results"]):
         said.append(f"call_memo({name!r}, {py(args)}, memo)")
-        problem = stage4.mismatch(envelope, runs, lambda error: error == envelope["error"], result)
+        problem = stage4.mismatch(want, result)
         if problem:
-            return Mismatch("\n".join(said), stage4.show_answer(envelope, runs),
+            return Mismatch("\n".join(said), stage4.show_answer(want),
                             f"{stage4.show_got(result)} ({problem})")
         if change:
             said[-1] = f"envelope = {said[-1]}\nchange_everything_in(envelope)"
@@ -56,7 +65,7 @@ def show(case: Script) -> str:
     return show_table(case.table) + "\nmemo = {}"
 
 
-STAGE = Stage(5, probe, judge, show)
+STAGE = Stage(5, probe, show, expect, compare)
 
 
 def reorder(d, value):
@@ -266,7 +275,7 @@ _GOOD = (("good",),)
 _FAILING = (("raise",), ("bad result",), ("raise", "good"), ("bad result", "good"), ("raise", "raise", "good"))
 
 
-@STAGE.check(points=3, probe=probe_keys, judge=judge_keys, show=show_keys, always=INCIDENTS["equal"])
+@STAGE.check(points=3, probe=probe_keys, show=show_keys, always=INCIDENTS["equal"], **without_oracle(judge_keys))
 def keys_ignore_key_order():
     """memo_key gives equal keys for args equal up to key order, nested too
 
@@ -276,7 +285,8 @@ def keys_ignore_key_order():
     return equal_pairs()
 
 
-@STAGE.check(points=3, probe=probe_keys, judge=judge_keys, show=show_keys, always=INCIDENTS["different"])
+@STAGE.check(points=3, probe=probe_keys, show=show_keys, always=INCIDENTS["different"],
+             **without_oracle(judge_keys))
 def keys_tell_args_apart():
     """memo_key gives different keys for different args (1, 1.0 and True differ) and for different tools
 
@@ -286,7 +296,7 @@ def keys_tell_args_apart():
     return different_pairs()
 
 
-@STAGE.check(points=2, probe=probe_unholdable, judge=judge_unholdable, show=show_unholdable,
+@STAGE.check(points=2, probe=probe_unholdable, show=show_unholdable, **without_oracle(judge_unholdable),
              always=INCIDENTS["unholdable"])
 def no_key_for_unholdable_args():
     """memo_key gives None for args JSON cannot hold exactly (NaN, tuples, int keys); call_memo never keeps them

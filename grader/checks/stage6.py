@@ -17,15 +17,17 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from grader import draw, oracle, values
-from grader.checks.common import call, entry, got_text, parent_tools, py, request, show_table
-from grader.probing import Mismatch, Stage
+from grader import draw, values
+from grader.checks.common import SEED_ARGS, call, entry, got_text, parent_tools, py, request, show_table
+from grader.probing import Mismatch, Stage, without_oracle
+from grader.trusted import oracle
 
 MEMO = {"$memo": 0}
 NODES = ("pick", "call", "fix", "answer", "give_up")
 STATE_KEYS = ("tool", "args", "result", "reasons", "path", "attempts", "status", "answer")
 STATE_FORM = (f"a final state with {', '.join(STATE_KEYS)}; "
               "path a walk pick -> call -> (fix -> call)* -> answer | give_up")
+JUDGED = ("status", "attempts", "reasons", "tool", "args", "result")   # what run_problem reads of a state
 PATH = re.compile(r"pick(,call(,fix,call)*(,answer|,fix,give_up|,give_up)|,give_up)")
 
 
@@ -49,7 +51,7 @@ def _call_text(req, limit, shared) -> str:
 
 
 def expected_runs(case: Case) -> list[tuple[dict, dict]]:
-    """Per run: the trusted final state and the body runs it takes."""
+    """Per run: the trusted final state (what is judged of it, plain data) and the body runs it takes."""
     tools, spies = parent_tools(case.table)
     memo: dict = {}
     expected = []
@@ -57,8 +59,9 @@ def expected_runs(case: Case) -> list[tuple[dict, dict]]:
         before = {tool: spy.runs for tool, spy in spies.items()}
         state = oracle.run(tools, values.decode(req), oracle.MAX_ATTEMPTS if limit is None else limit,
                            memo if shared else None)
-        expected.append((state, {tool: spy.runs - before[tool] for tool, spy in spies.items()
-                                 if spy.runs != before[tool]}))
+        judged = {key: values.to_plain(state[key]) for key in JUDGED if key in state}
+        expected.append((judged, {tool: spy.runs - before[tool] for tool, spy in spies.items()
+                                  if spy.runs != before[tool]}))
     return expected
 
 
@@ -75,18 +78,18 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
         ("answer", type(got.get("answer")) is str and got["answer"] != "" if answered else got.get("answer") is None),
         ("attempts", values.same(got.get("attempts"), state["attempts"])),
         ("reasons", values.same(got.get("reasons"), state["reasons"])),
-        ("result", values.same(got.get("result"), values.to_plain(state["result"]))
+        ("result", values.same(got.get("result"), state["result"])
          or (state["attempts"] == 0 and got.get("result") is None)),
         ("tool", not answered or values.same(got.get("tool"), state["tool"])),
-        ("args", not answered or values.same(got.get("args"), values.to_plain(state["args"]))),
+        ("args", not answered or values.same(got.get("args"), state["args"])),
         ("body runs", result["runs"] == runs),
     )
     wrong = [field for field, right in checks if not right]
     return f"{', '.join(wrong)} not as expected" if wrong else None
 
 
-def judge(case: Case, observation: dict) -> Mismatch | None:
-    for (req, limit, shared), (state, runs), result in zip(case.runs, expected_runs(case), observation["results"]):
+def compare(case: Case, expected: list[tuple[dict, dict]], observation: dict) -> Mismatch | None:
+    for (req, limit, shared), (state, runs), result in zip(case.runs, expected, observation["results"]):
         problem = run_problem(state, runs, result)
         if problem:
             return Mismatch(_call_text(req, limit, shared), show_state(state, runs),
@@ -96,7 +99,7 @@ def judge(case: Case, observation: dict) -> Mismatch | None:
 
 def show_state(state: dict, runs: dict) -> str:
     shown = {key: state[key] for key in ("status", "attempts", "reasons", "tool", "args") if key in state}
-    shown["result"] = values.to_plain(state["result"])
+    shown["result"] = state["result"]
     return f"{py(shown, 600)}, answer {'a sentence' if state['status'] == 'answered' else 'None'}, " \
            f"body runs: {sum(runs.values())}"
 
@@ -114,15 +117,13 @@ def show(case: Case) -> str:
     return show_table(case.table)
 
 
-STAGE = Stage(6, probe, judge, show)
+STAGE = Stage(6, probe, show, expected_runs, compare)
 
 
 # ── the world ────────────────────────────────────────────────────────────────
 
-RETURNS = {"sku": {"type": "str"},
-           "rows": {"type": "list", "max_len": 2,
-                    "items": {"qty": {"type": "int", "min": 0},
-                              "bays": {"type": "list", "max_len": 1, "allow_empty": True}}}}
+ROW = {"qty": {"type": "int", "min": 0}, "bays": {"type": "list", "max_len": 1, "allow_empty": True}}
+RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": ROW}}
 _ROW = {"qty": 3, "bays": []}
 BODIES = {
     "good": [{"return": {"sku": "A-100", "rows": [_ROW]}}],
@@ -234,8 +235,7 @@ def some(choices: tuple[str, ...], least: int, most: int):
 
 # ── the lesson's incidents, tried under every seed ───────────────────────────
 
-STOCK_ARGS = {"sku": {"type": "str"}, "region": {"type": "str", "allowed": ["busan", "seoul"]},
-              "limit": {"type": "int", "min": 1, "max": 2}}
+STOCK_ARGS = {**SEED_ARGS, "region": {"type": "str", "allowed": ["busan", "seoul"]}}
 
 
 def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_ARGS) -> Case:
@@ -286,7 +286,7 @@ def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
     return None
 
 
-@STAGE.check(points=2, examples=1, probe=probe_setup, judge=judge_setup, show=lambda case: "")
+@STAGE.check(points=2, examples=1, probe=probe_setup, show=lambda case: "", **without_oracle(judge_setup))
 def constants_and_graph():
     """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", build_graph() a compiled LangGraph: pick, call, fix, answer, give_up
 
@@ -353,13 +353,18 @@ def stops_at_the_limit():
         lambda faults: worlds(faults, "too_big", "good", limits=st.sampled_from([None, 0, 1, 2])))
 
 
-def judge_state(case: Case, observation: dict) -> Mismatch | None:
+def attempt_limits(case: Case) -> list[int]:
+    """Per run, the most door calls it may make."""
+    return [oracle.MAX_ATTEMPTS if limit is None else limit for _, limit, _ in case.runs]
+
+
+def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatch | None:
     """Every field the spec names is in the state, and the path is a walk through the graph."""
-    for (req, limit, shared), result in zip(case.runs, observation["results"]):
+    for (req, limit, shared), most, result in zip(case.runs, expected, observation["results"]):
         got = result.get("value")
         problem = ("run raised" if "raised" in result else
                    "run must return the final state, a dict" if type(got) is not dict else
-                   _state_problem(got, oracle.MAX_ATTEMPTS if limit is None else limit))
+                   _state_problem(got, most))
         if problem:
             return Mismatch(_call_text(req, limit, shared), STATE_FORM, f"{show_got(result)} ({problem})")
     return None
@@ -396,7 +401,7 @@ def odd_or_not(d) -> Case:
     return Case(case.table, tuple(runs))
 
 
-@STAGE.check(points=2, judge=judge_state)
+@STAGE.check(points=2, expect=attempt_limits, compare=compare_state)
 def keeps_the_state():
     """run returns the state (tool, args, result, reasons, path, attempts, status, answer); odd requests too
 

@@ -1,0 +1,103 @@
+"""The public probes (grader/public.py): what the student kit's check(N) judges without the oracle.
+
+Stored answers must judge exactly as the oracle does: same cases after JSON,
+same verdict and feedback from compare(case, stored expected, observation) as
+from judge(case, observation), on correct and broken modules alike.
+"""
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+
+from grader import public
+from grader.checks import STAGES
+from grader.grading import grade
+from grader.probing import blocker, judged
+from grader.session import LocalSession
+
+pytestmark = pytest.mark.grader
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "agtool" / "tools.py"
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+BROKEN = runpy.run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
+CHECKS = [check for stage in STAGES.values() for check in stage.checks]
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return public.release_text()
+
+
+@pytest.fixture(scope="module")
+def probes(text) -> dict:
+    return public.loads(text)
+
+
+def as_json(value) -> str:
+    return json.dumps(value)   # key order kept: it is part of a case (a contract's order, a request's)
+
+
+def test_every_check_has_public_probes_smallest_first_with_its_incidents(text):
+    stored = json.loads(text)
+    assert list(stored) == [check.label for check in CHECKS]
+    for check in CHECKS:
+        sizes = [len(json.dumps(entry["case"], ensure_ascii=False)) for entry in stored[check.label]]
+        assert sizes == sorted(sizes), check.label
+        cases = {as_json(entry["case"]) for entry in stored[check.label]}
+        assert {as_json(public.case_to_json(case)) for case in check.always} <= cases, check.label
+        assert len(cases) == len(stored[check.label])
+
+
+def test_public_probes_are_the_same_every_release(text):
+    assert public.release_text() == text
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.label)
+def test_a_case_comes_back_from_json_the_same(check):
+    """Decoded, a case makes the same request, shows the same setting and expects the same answers."""
+    for case in [*check.always, *public.drawn_cases(check, 8)]:
+        again = public.case_from_json(json.loads(json.dumps(public.case_to_json(case))))
+        assert as_json(check.probe(again)) == as_json(check.probe(case))
+        assert check.show(again) == check.show(case)
+        assert as_json(check.expect(again)) == as_json(check.expect(case))
+
+
+def write_patched(folder: Path, name: str, old: str, new: str) -> Path:
+    path = folder / name
+    path.write_text(REFERENCE.read_text().replace(old, new))
+    return path
+
+
+def same_verdicts(path: Path, stage: int, probes: dict) -> int:
+    """Judge every public probe of the stage both ways; how many answers were wrong."""
+    session, wrong = LocalSession(str(path)), 0
+    try:
+        for check in STAGES[stage].checks:
+            for case, expected in probes[check.label]:
+                observation = session.request(check.probe(case))
+                if blocker(observation):
+                    continue
+                by_oracle = judged(check, case, observation, lambda: check.judge(case, observation))
+                stored = judged(check, case, observation, lambda: check.compare(case, expected, observation))
+                assert by_oracle == stored, (check.label, case)
+                wrong += by_oracle is not None
+    finally:
+        session.close()
+    return wrong
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_stored_answers_judge_the_reference_as_the_oracle_does(stage, probes):
+    assert same_verdicts(REFERENCE, stage, probes) == 0
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_stored_answers_judge_a_broken_module_as_the_oracle_does_and_catch_it(name, probes, tmp_path):
+    old, new, stage = BROKEN[name]
+    path = write_patched(tmp_path, name, old, new)
+    assert same_verdicts(path, stage, probes) > 0
+    result = grade(str(path), LocalSession, stages=(stage,), probes=probes)
+    assert result.score < result.max_score
