@@ -307,7 +307,9 @@ def kit_files(root: Path = ROOT) -> dict[str, bytes]:
     readme = (TEMPLATES / "README.md").read_text()
     files["README.md"] = readme.replace("{stages}", stage_table(reference, STUDENT_MODULE, notebooks)).encode()
     makefile = (TEMPLATES / "Makefile").read_text()
-    files["Makefile"] = makefile.replace("{installed}", _make_rule(root / "Makefile", "$(VENV)/.installed")).encode()
+    for rule, target in (("{installed}", "$(VENV)/.installed"), ("{lab}", "lab")):
+        makefile = makefile.replace(rule, _make_rule(root / "Makefile", target))
+    files["Makefile"] = makefile.encode()
     files[".gitignore"] = (TEMPLATES / "gitignore").read_bytes()
     return dict(sorted(files.items()))
 

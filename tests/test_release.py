@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import setuptools
 from nbclient import NotebookClient
 
 from grader import release
@@ -291,11 +292,14 @@ def test_the_kit_makefile_sets_up_as_the_repository_does(kit):
 
 
 def test_the_kit_pyproject_installs_both_packages_and_runs_its_notebooks(kit):
-    """`pip install -e .` in the kit installs agtool and grader; its pytest runs the notebooks under nbval."""
+    """`pip install .` in the kit installs agtool, grader, grader.checks and the public probes;
+    its pytest runs the notebooks under nbval."""
     kit_project = tomllib.loads((kit / "pyproject.toml").read_text())
     repo_project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert kit_project["project"] == repo_project["project"]
-    assert kit_project["tool"]["setuptools"]["packages"] == ["agtool", "grader"]
+    found = setuptools.find_packages(str(kit), include=kit_project["tool"]["setuptools"]["packages"]["find"]["include"])
+    assert {"agtool", "grader", "grader.checks"} <= set(found)
+    assert "*.json" in kit_project["tool"]["setuptools"]["package-data"]["grader"]
     pytest_options = kit_project["tool"]["pytest"]["ini_options"]
     assert pytest_options["testpaths"] == ["notebooks"]
     assert "--nbval-lax" in pytest_options["addopts"] and "--nbval-current-env" in pytest_options["addopts"]
