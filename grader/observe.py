@@ -122,9 +122,9 @@ class Child:
     def isolate(self, stage: int) -> None:
         """The trusted versions of stages below `stage` in; the student's own for the rest."""
         own = vars(self.module)
-        for name, (owner, trusted) in self.trusted.items():
+        for name, (owner, function) in self.trusted.items():
             if owner < stage and name in self.replaceable:
-                own[name] = trusted
+                own[name] = function
             elif self.originals[name] is _MISSING:
                 own.pop(name, None)
             else:

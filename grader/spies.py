@@ -11,7 +11,6 @@ parent builds the very same one to predict what a correct module would do.
 """
 
 import builtins
-from typing import Any
 
 from grader.values import decode
 
