@@ -2,7 +2,9 @@
 
 Every contender wraps the same trivial body (it returns a fixed, good value), so the time
 measured is the checking, not the work. Overheads are the wrapped call minus the bare body
-call; each time is timeit's minimum over several repeats (the least disturbed run).
+call; each time is timeit's minimum over a few runs (the least disturbed one). That is done
+in 7 rounds, and each ratio is reported as the rounds' median with their spread: a goal met
+in some rounds and missed in others is "within noise", not a bare NO.
 
     (a) check_args            vs pydantic validate_call's argument validation (strict, extra forbidden)
     (b) the whole door        vs validate_call with validate_return=True (args and return)
@@ -11,6 +13,8 @@ call; each time is timeit's minimum over several repeats (the least disturbed ru
 """
 
 import contextlib
+import os
+import statistics
 import timeit
 from typing import Annotated, Literal
 
@@ -80,11 +84,12 @@ def bench_tool():
         del tools.TOOLS[NAME]
 
 
-def measure(number: int | None = None, repeat: int = 5) -> dict[str, float]:
-    """Seconds per call of each contender: the minimum over `repeat` runs of `number` calls.
+def measure(number: int | None = None, rounds: int = 7, repeat: int = 3) -> list[dict[str, float]]:
+    """Seconds per call of each contender, once per round: the minimum of `repeat` runs of `number` calls.
 
-    number=None lets timeit pick it (runs of at least 0.2 s). The contenders take turns within
-    each repeat, so a burst of load from elsewhere on the machine hits them all alike.
+    number=None lets timeit pick it (runs of about 0.05 s). The contenders take turns within
+    each round, so a burst of load from elsewhere on the machine hits them all alike; the
+    rounds differ by that load alone, so their spread is the noise a verdict must beat.
     """
     memo = {}
     with bench_tool():
@@ -99,12 +104,16 @@ def measure(number: int | None = None, repeat: int = 5) -> dict[str, float]:
             "StructuredTool": lambda: structured_tool.invoke(ARGS),
         }
         timers = {label: timeit.Timer(call) for label, call in calls.items()}
-        numbers = {label: number or timer.autorange()[0] for label, timer in timers.items()}
-        best = dict.fromkeys(calls, float("inf"))
-        for _ in range(repeat):
-            for label, timer in timers.items():
-                best[label] = min(best[label], timer.timeit(numbers[label]) / numbers[label])
-        return best
+        # autorange: enough calls for 0.2 s; a quarter of that keeps 7 rounds of 3 under ~10 s in all
+        numbers = {label: number or max(1, timer.autorange()[0] // 4) for label, timer in timers.items()}
+        measured = []
+        for _ in range(rounds):
+            best = dict.fromkeys(calls, float("inf"))
+            for _ in range(repeat):
+                for label, timer in timers.items():
+                    best[label] = min(best[label], timer.timeit(numbers[label]) / numbers[label])
+            measured.append(best)
+        return measured
 
 
 # (what, ours, theirs, whether each is an overhead (minus the body) or a whole call, goal)
@@ -117,36 +126,60 @@ COMPARISONS = [
 ]
 
 
-def compare(seconds: dict[str, float]) -> list[dict]:
-    """One row per comparison: both figures in µs, the ratio, the goal and whether it is met."""
+def _ratio(seconds: dict[str, float], ours: str, theirs: str, kind: str, sense: str) -> tuple:
+    """(ours µs, theirs µs, ratio) for one round: overheads are minus that round's bare body call."""
+    # check_args runs no body, so it is all overhead as it stands.
+    minus = 0.0 if kind == "whole" or ours == "check_args" else seconds["body"]
+    ours_us = (seconds[ours] - minus) * 1e6
+    theirs_us = (seconds[theirs] - (0.0 if kind == "whole" else seconds["body"])) * 1e6
+    return ours_us, theirs_us, ours_us / theirs_us if sense == "<=" else theirs_us / ours_us
+
+
+def compare(rounds: list[dict[str, float]]) -> list[dict]:
+    """One row per comparison: median figures in µs, the ratio's median and spread over the
+    rounds, the goal, and a verdict that says when the rounds disagree.
+
+    "yes" or "NO" only when every round agrees; a goal met in some rounds and missed in
+    others is "within noise": on this machine, now, the measurement cannot tell.
+    """
     rows = []
     for what, ours, theirs, kind, (sense, goal) in COMPARISONS:
-        # check_args runs no body, so it is all overhead as it stands.
-        minus = 0.0 if kind == "whole" or ours == "check_args" else seconds["body"]
-        ours_us = (seconds[ours] - minus) * 1e6
-        theirs_us = (seconds[theirs] - (0.0 if kind == "whole" else seconds["body"])) * 1e6
-        ratio = ours_us / theirs_us if sense == "<=" else theirs_us / ours_us
-        met = ratio <= goal if sense == "<=" else ratio >= goal
-        rows.append({"what": what, "ours": ours, "ours_us": ours_us, "theirs": theirs,
-                     "theirs_us": theirs_us, "ratio": ratio, "goal": f"{sense} {goal:g}x", "met": met})
+        figures = [_ratio(seconds, ours, theirs, kind, sense) for seconds in rounds]
+        ratios = [ratio for _, _, ratio in figures]
+        met = sum(ratio <= goal if sense == "<=" else ratio >= goal for ratio in ratios)
+        verdict = "yes" if met == len(ratios) else "NO" if met == 0 else f"within noise ({met} of {len(ratios)} met)"
+        rows.append({"what": what, "ours": ours, "theirs": theirs,
+                     "ours_us": statistics.median(f[0] for f in figures),
+                     "theirs_us": statistics.median(f[1] for f in figures),
+                     "ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios),
+                     "goal": f"{sense} {goal:g}x", "met": met == len(ratios), "verdict": verdict})
     return rows
 
 
 def table(rows: list[dict]) -> str:
     """The comparison rows as a plain-text table."""
-    lines = [f"{'comparison':34} {'ours µs':>9} {'theirs µs':>10} {'ratio':>8}  goal     met",
-             "-" * 78]
+    lines = [f"{'comparison':34} {'ours µs':>9} {'theirs µs':>10} {'ratio':>8} {'spread':>15}  goal     met",
+             "-" * 100]
     for row in rows:
+        spread = f"{row['low']:.2f}–{row['high']:.2f}x"
         lines.append(f"{row['what']:34} {row['ours_us']:9.2f} {row['theirs_us']:10.2f} "
-                     f"{row['ratio']:7.2f}x  {row['goal']:8} {'yes' if row['met'] else 'NO'}")
+                     f"{row['ratio']:7.2f}x {spread:>15}  {row['goal']:8} {row['verdict']}")
     return "\n".join(lines)
 
 
 def main() -> None:
-    seconds = measure()
-    print(f"bare body call: {seconds['body'] * 1e6:.2f} µs (subtracted from every overhead)\n")
-    print(table(compare(seconds)))
-    print("\nratio: ours/theirs for <= goals, theirs/ours (times faster) for >= goals")
+    rounds = measure()
+    bodies = [seconds["body"] * 1e6 for seconds in rounds]
+    load = os.getloadavg()[0]
+    print(f"bare body call: {statistics.median(bodies):.3f} µs (subtracted from every overhead); "
+          f"{len(rounds)} rounds, each the best of 3 runs")
+    print(f"load average {load:.2f} on {os.cpu_count()} CPUs while measuring"
+          + (": a busy machine, expect a wide spread" if load >= (os.cpu_count() or 1) / 2 else ""))
+    print()
+    print(table(compare(rounds)))
+    print("\nratio: the median over the rounds of ours/theirs for <= goals, theirs/ours (times faster)"
+          " for >= goals;\nspread: the lowest and highest round. \"within noise\": the rounds disagree"
+          " about the goal, so\nthis run cannot tell; run it again on a quieter machine.")
 
 
 if __name__ == "__main__":

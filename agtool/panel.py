@@ -23,6 +23,10 @@ What the panel shows:
   highlighted, grouped by the stage that failed: args, result, tool;
 - the last envelope; for a graph run, its path of nodes and attempts against the limit.
 
+`panel.counts` gives the same counters as a dict, tool -> counter -> how many,
+zeros included (`dict(panel.counts)` in a cell): a refused call shows
+"body runs": 0, which is the point of checking before the call.
+
 How it follows a module that knows nothing about it: it wraps the `fn` of
 every TOOLS entry in a counter and the module's call_tool and call_memo in
 followers. The module looks both up in its globals at call time, so its own
@@ -101,7 +105,7 @@ class Panel:
 
     def reset(self):
         """Back to nothing: counters, reasons, last envelope, path, and panel.memo."""
-        self.counts: Counter = Counter()  # (tool name, counter) -> how many
+        self._counts: Counter = Counter()  # (tool name, counter) -> how many; see counts
         self.reasons: list[str] = []
         self.envelope = None
         self.path: list[str] = []
@@ -138,6 +142,17 @@ class Panel:
         if _following.get(self.module.__name__) is self:
             del _following[self.module.__name__]
 
+    @property
+    def counts(self) -> dict[str, dict[str, int]]:
+        """tool -> {"body runs": n, "door calls": n, "memo hits": n}, zeros included.
+
+        Every tool of TOOLS has its row, and so does any other name a call used (an unknown
+        tool): a zero is what a refused call must leave on "body runs", so it is shown, not
+        left out as a Counter would.
+        """
+        return {name: {counter: self._counts[name, counter] for counter in COUNTERS}
+                for name in self._tool_names()}
+
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
 
@@ -146,6 +161,10 @@ class Panel:
     def _tools(self) -> dict:
         tools = getattr(self.module, "TOOLS", None)
         return tools if isinstance(tools, dict) else {}
+
+    def _tool_names(self) -> list[str]:
+        """The panel's rows: TOOLS in table order, then any other name called, sorted."""
+        return list(self._tools()) + sorted({name for name, _ in self._counts} - set(self._tools()))
 
     def _mark(self, wrapper):
         wrapper.agtool_panel = self  # after functools.wraps, which copies an older panel's mark
@@ -157,14 +176,14 @@ class Panel:
     def _count_body(self, tool, fn):
         @functools.wraps(fn)
         def body(*args, **kwargs):
-            self.counts[tool, "body runs"] += 1  # counted before it runs: a body that raises ran too
+            self._counts[tool, "body runs"] += 1  # counted before it runs: a body that raises ran too
             return fn(*args, **kwargs)
         return body
 
     def _follow_call_tool(self, call_tool):
         @functools.wraps(call_tool)
         def followed(name, args):
-            self.counts[_key(name), "door calls"] += 1
+            self._counts[_key(name), "door calls"] += 1
             label = f"call_tool({_show(name)}, {_show(args)})"
             with self._operation(label) as outermost:
                 envelope = call_tool(name, args)
@@ -182,7 +201,7 @@ class Panel:
                 envelope = call_memo(name, args, memo)
                 # A hit is an answer given without the door, or a body, running.
                 if self._activity() == before:
-                    self.counts[_key(name), "memo hits"] += 1
+                    self._counts[_key(name), "memo hits"] += 1
                     label += " (memo hit: the body did not run)"
                 self.memo_size = len(memo) if hasattr(memo, "__len__") else None
                 if outermost:
@@ -191,7 +210,7 @@ class Panel:
         return followed
 
     def _activity(self) -> int:
-        return sum(n for (_, counter), n in self.counts.items() if counter != "memo hits")
+        return sum(n for (_, counter), n in self._counts.items() if counter != "memo hits")
 
     @contextlib.contextmanager
     def _operation(self, label):
@@ -298,13 +317,13 @@ class Panel:
         self._envelope.value = _envelope_html(self.envelope)
 
     def _render_tools(self):
-        names = list(self._tools()) + sorted({name for name, _ in self.counts} - set(self._tools()))
+        names = self._tool_names()
         if list(self._rows) != names:
             self._rows = {name: self._rows.get(name) or _tool_row(name) for name in names}
             self._tool_box.children = list(self._rows.values()) or [self._no_tools]
         for name, row in self._rows.items():
             for label, counter in zip(row.children[1:], COUNTERS):
-                label.value = f"{counter}: {self.counts[name, counter]}"
+                label.value = f"{counter}: {self._counts[name, counter]}"
 
 
 def _tool_row(name: str) -> widgets.HBox:
