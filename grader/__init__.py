@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from grader.grading import Grade
+    from grader.kit.grading import Grade
 
 CHECK_SCALE = 0.5    # check() draws half the grader's cases: a second or two at most
 
@@ -40,12 +40,12 @@ class CheckReport:
         return self.grade is not None and self.grade.score == self.grade.max_score
 
     def __repr__(self) -> str:
-        from grader.report import text_table
+        from grader.kit.report import text_table
         return self.problem or "\n".join(filter(None, (self.note, text_table(self.grade))))
 
     def _repr_html_(self) -> str:
         import html
-        from grader.report import html_table
+        from grader.kit.report import html_table
         if self.problem:
             return f"<p>{html.escape(self.problem)}</p>"
         return (f"<p><i>{html.escape(self.note)}</i></p>" if self.note else "") + html_table(self.grade)
@@ -58,10 +58,10 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
     file is imported afresh, so edits since the last run count. A stage not started
     yet shows "not implemented yet"; nothing here raises for a student's mistake.
     """
-    from grader import public, trusted
-    from grader.checks import STAGES
-    from grader.grading import grade
-    from grader.session import LocalSession
+    from grader.kit import public, trusted
+    from grader.kit.checks import STAGES
+    from grader.kit.grading import grade
+    from grader.kit.session import LocalSession
 
     if stage not in STAGES:
         return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, STAGES))}")

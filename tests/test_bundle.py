@@ -16,8 +16,8 @@ from packaging.requirements import Requirement
 
 import agtool
 from grader.__main__ import main
-from grader.bundle import REQUIREMENTS
-from grader.release import leaks, solution_lines
+from grader.instructor.bundle import REQUIREMENTS
+from grader.instructor.release import leaks, solution_lines
 
 pytestmark = pytest.mark.grader
 
@@ -115,7 +115,7 @@ class NotInstalled:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 sys.meta_path.insert(0, NotInstalled())
-from grader.bundle import autograde
+from grader.instructor.bundle import autograde
 autograde(Path(sys.argv[1]))
 """
 

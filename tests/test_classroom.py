@@ -13,9 +13,9 @@ import pytest
 
 import agtool
 from grader.__main__ import main
-from grader.classroom import find_tools
-from grader.grading import grade
-from grader.sandbox import SandboxSession
+from grader.instructor.classroom import find_tools
+from grader.kit.grading import grade
+from grader.instructor.sandbox.session import SandboxSession
 
 pytestmark = pytest.mark.grader
 

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from grader import check
-from grader.checks import STAGES
-from grader.errors import Crashed
-from grader.grading import STAGE_POINTS, Grade, grade
-from grader.probing import CheckResult, Failure
-from grader.release import STUDENT_MODULE, skeleton
-from grader.report import MAX_RESULTS_BYTES, results_json
-from grader.session import LocalSession
+from grader.kit.checks import STAGES
+from grader.kit.errors import Crashed
+from grader.kit.grading import STAGE_POINTS, Grade, grade
+from grader.kit.probing import CheckResult, Failure
+from grader.instructor.release import STUDENT_MODULE, skeleton
+from grader.kit.report import MAX_RESULTS_BYTES, results_json
+from grader.kit.session import LocalSession
 
 pytestmark = pytest.mark.grader
 
@@ -153,8 +153,8 @@ class DiesInStage4(LocalSession):
     """A session whose child dies (as a sandboxed crash would) in stage 4, two requests into its second check."""
     DEATH = STAGES[4].checks[0].examples + 2
 
-    def __init__(self, path):
-        super().__init__(path)
+    def __init__(self, path, stage):
+        super().__init__(path, stage)
         self.requests = 0
 
     def request(self, req: dict) -> dict:

@@ -14,9 +14,10 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from grader import oracle, spies, values
-from grader.checks import stage2, stage3, stage4, stage5, stage6
-from grader.observe import load
+from grader.instructor import oracle
+from grader.kit import spies, values
+from grader.kit.checks import stage2, stage3, stage4, stage5, stage6
+from grader.kit.runner import load
 
 pytestmark = pytest.mark.grader
 

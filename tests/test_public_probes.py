@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import public
-from grader.checks import STAGES
-from grader.grading import grade
-from grader.probing import blocker, judged
-from grader.session import LocalSession
+from grader.kit import public
+from grader.kit.checks import STAGES
+from grader.kit.grading import grade
+from grader.kit.probing import blocker, judged
+from grader.kit.session import LocalSession
 
 pytestmark = pytest.mark.grader
 

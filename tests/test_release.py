@@ -23,9 +23,9 @@ import pytest
 import setuptools
 from nbclient import NotebookClient
 
-from grader import release
-from grader.grading import STAGE_POINTS
-from grader.release import ReleaseError
+from grader.instructor import release
+from grader.kit.grading import STAGE_POINTS
+from grader.instructor.release import ReleaseError
 
 pytestmark = pytest.mark.release
 
@@ -235,7 +235,7 @@ def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout)
-    assert "grader.oracle" not in found["loaded"]
+    assert "grader.instructor.oracle" not in found["loaded"]
     assert all(file.startswith(str(kit)) for file in found["loaded"].values()), found["loaded"]
     return found["reports"]
 
@@ -257,8 +257,8 @@ def test_the_kits_check_passes_the_reference_and_make_test_says_so(kit_files, tm
     shutil.copy(ROOT / release.STUDENT_MODULE, finished / release.STUDENT_MODULE)
     for stage, report in zip(NOTEBOOKS, kit_check(finished, [(stage, None) for stage in NOTEBOOKS])):
         assert "✗" not in report and f"{STAGE_POINTS[stage]} / {STAGE_POINTS[stage]} points" in report, report
-    assert "python -m grader.selfcheck" in (finished / "Makefile").read_text()
-    done = subprocess.run([sys.executable, "-m", "grader.selfcheck"], cwd=finished, env=kit_env(finished),
+    assert "python -m grader.kit.selfcheck" in (finished / "Makefile").read_text()
+    done = subprocess.run([sys.executable, "-m", "grader.kit.selfcheck"], cwd=finished, env=kit_env(finished),
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "✗" not in done.stdout, done.stdout[-3000:]
 
@@ -292,13 +292,13 @@ def test_the_kit_makefile_sets_up_as_the_repository_does(kit):
 
 
 def test_the_kit_pyproject_installs_both_packages_and_runs_its_notebooks(kit):
-    """`pip install .` in the kit installs agtool, grader, grader.checks and the public probes;
+    """`pip install .` in the kit installs agtool, grader, grader.kit.checks and the public probes;
     its pytest runs the notebooks under nbval."""
     kit_project = tomllib.loads((kit / "pyproject.toml").read_text())
     repo_project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert kit_project["project"] == repo_project["project"]
     found = setuptools.find_packages(str(kit), include=kit_project["tool"]["setuptools"]["packages"]["find"]["include"])
-    assert {"agtool", "grader", "grader.checks"} <= set(found)
+    assert {"agtool", "grader", "grader.kit.checks"} <= set(found)
     assert "*.json" in kit_project["tool"]["setuptools"]["package-data"]["grader"]
     pytest_options = kit_project["tool"]["pytest"]["ini_options"]
     assert pytest_options["testpaths"] == ["notebooks"]

@@ -1,6 +1,6 @@
 """The sandbox's transport and containment, with small child functions standing in for the grader's.
 
-Each child function runs in the forked child exactly where grader.observe.child_main would.
+Each child function runs in the forked child exactly where grader.kit.runner.child_main would.
 """
 
 import ctypes
@@ -18,10 +18,10 @@ import pytest
 
 import agtool
 import grader as grader_package
-from grader import landlock
-from grader.errors import ChannelBroken, Crashed, SessionDied, TimedOut
-from grader.grading import grade
-from grader.sandbox import MB, Limits, SandboxSession, _children
+from grader.instructor.sandbox import landlock
+from grader.kit.errors import ChannelBroken, Crashed, SessionDied, TimedOut
+from grader.kit.grading import grade
+from grader.instructor.sandbox import MB, Limits, SandboxSession, _children
 
 pytestmark = pytest.mark.grader
 
@@ -271,7 +271,7 @@ def test_the_grader_package_cannot_be_imported_or_found_in_the_child():
                 "main": sorted(vars(sys.modules["__main__"]))}
 
     with session(serve(probe)) as box:
-        for module in ("grader", "grader.sandbox", "grader.errors"):
+        for module in ("grader", "grader.instructor.sandbox", "grader.kit.errors"):
             observation = box.request({"module": module})
             assert observation["refused"] == "No module named 'grader'"   # the package goes first
             assert observation["loaded"] == []

@@ -1,0 +1,95 @@
+"""What grading costs, next to executing the lab's notebooks: `python -m grader.instructor.bench`.
+
+In one run:
+  (a) `python -m grader class` on a class of 40 submissions with 2 jobs, every stage of
+      every submission in its own sandboxed child; most submissions are correct, some
+      carry a realistic mistake (so Hypothesis also shrinks);
+  (b) the six stage notebooks executed once with nbclient, against the reference: the
+      least that a notebook-executing grader (nbgrader, otter) pays for every student.
+Goal: grading one submission costs at most 1/20 of (b).
+
+(a) comes first: nbclient leaves threads behind (zmq, asyncio), and (a) forks.
+"""
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from grader.instructor.classroom import grade_class
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "agtool" / "tools.py"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[1-6]_*.ipynb"))
+GOAL = 1 / 20
+
+# Every fourth student made one of these mistakes (appended to the reference: the later
+# definition wins); the rest hand in the reference.
+MISTAKES = [
+    "def check_result(name, value):\n    return None\n",                      # trusts every result
+    "def memo_key(name, args):\n    return f'{name} {args}'\n",               # key order matters
+    "def has_type(value, kind):\n    return isinstance(value, _PY_TYPES[kind])\n",   # True passes as int
+    "def before_call(state, runtime):\n    return 'call'\n",                  # no attempt limit
+]
+
+
+def write_class(folder: Path, size: int) -> None:
+    reference = REFERENCE.read_text()
+    for number in range(size):
+        mistake = MISTAKES[number // 4 % len(MISTAKES)] if number % 4 == 3 else ""
+        (folder / f"student{number:02d}.py").write_text(f"{reference}\n# student {number}\n{mistake}")
+
+
+def time_class(size: int, jobs: int) -> tuple[float, list[int]]:
+    """(wall-clock seconds to grade the class, the totals)."""
+    work = Path(tempfile.mkdtemp(prefix="agtool-bench-"))
+    try:
+        (work / "in").mkdir()
+        write_class(work / "in", size)
+        started = time.perf_counter()
+        rows = grade_class(work / "in", work / "out", jobs=jobs, seed=0)
+        return time.perf_counter() - started, [row.total for row in rows]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def time_notebooks() -> float:
+    """Seconds to execute the six stage notebooks, one after the other, each in a fresh kernel."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    started = time.perf_counter()
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        NotebookClient(notebook, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m grader.instructor.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+
+    print(f"(a) grading a class of {args.students} with {args.jobs} jobs ({os.cpu_count()} CPUs) …", flush=True)
+    seconds, totals = time_class(args.students, args.jobs)
+    per_submission = seconds / args.students
+    print(f"    {seconds:.1f} s in all: {per_submission:.2f} s per submission "
+          f"(totals: {totals.count(100)} at 100, {len(totals) - totals.count(100)} lower)")
+    if len(NOTEBOOKS) != 6:
+        print(f"(b) skipped: notebooks/0[1-6]_*.ipynb holds {len(NOTEBOOKS)} of the six stage notebooks; "
+              "the ratio needs all six")
+        return
+    print("(b) executing the six stage notebooks with nbclient …", flush=True)
+    notebooks = time_notebooks()
+    ratio = per_submission / notebooks
+    print(f"    {notebooks:.1f} s")
+    print(f"grading one submission costs {ratio:.3f} (1/{1 / ratio:.0f}) of executing the notebooks; "
+          f"goal at most {GOAL:.3f} (1/{1 / GOAL:.0f}): {'met' if ratio <= GOAL else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

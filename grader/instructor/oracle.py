@@ -1,0 +1,139 @@
+"""The grader's own trusted logic for the six stages, written from the spec (issue 2): the judge's side.
+
+It never imports agtool.tools: a grader that borrowed the reference would grade
+students against the reference's accidents. Two kinds of answer:
+
+- every reason that really fails (`arg_reasons`, `result_reasons`, `door_errors`): where the
+  spec lets a student report any failing check, any of these is right;
+- one answer, in the spec's order (`arg_reason`, `result_reason`, `call_tool`,
+  `memo_key`, `call_memo`, `run`): what a correct module gives.
+
+Stages 2 to 5 live in grader/instructor/trusted/, one module a stage, because a
+sandboxed child probing stage N imports the trusted versions of the stages below N
+(stage isolation) and nothing else: this module, which solves every stage, never
+enters a child (tests/test_trust_boundary.py).
+"""
+
+import difflib
+from typing import Any, Callable
+
+from grader.instructor.trusted import SPEC_NAMES, bind, fits  # noqa: F401  (the judge's one import)
+from grader.instructor.trusted.args import PY_TYPES, arg_reason, arg_reasons, has_type, in_range  # noqa: F401
+from grader.instructor.trusted.door import call_tool, failure  # noqa: F401
+from grader.instructor.trusted.memo import MAX_INT_BITS, call_memo, is_json, memo_key  # noqa: F401
+from grader.instructor.trusted.results import result_reason, result_reasons  # noqa: F401
+
+JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
+              "bool": "boolean", "list": "array", "dict": "object"}
+MAX_ATTEMPTS = 3
+DEFAULT_REGION = "seoul"
+
+
+# ── Stage 4 · every right error ──────────────────────────────────────────────
+
+def door_errors(expected: str | None, contract: dict, args: Any, returns: dict, value: Any) -> set:
+    """Every right error where the one-answer door says `expected`.
+
+    Args and results that fail several checks may be reported by any failing check.
+    `value` is what the body returned (for result reasons).
+    """
+    if expected is not None and expected.startswith("args:") and isinstance(args, dict):
+        return {f"args:{reason}" for reason in arg_reasons(contract, args)} | {expected}
+    if expected is not None and expected.startswith("result:"):
+        return {f"result:{reason}" for reason in result_reasons(returns, value)} | {expected}
+    return {expected}
+
+
+# ── Stage 6 · retry graph ────────────────────────────────────────────────────
+
+def _arg_field(reason: str) -> str:
+    return reason.split(":", 2)[-1]
+
+
+def _use_default_region(tools, tool, args, reason):
+    return tool, {**args, "region": DEFAULT_REGION}
+
+
+def _clamp(tools, tool, args, reason):
+    arg = _arg_field(reason)
+    spec, value = tools[tool]["args"][arg], args[arg]
+    if "min" in spec and not value >= spec["min"]:
+        value = spec["min"]
+    elif "max" in spec and not value <= spec["max"]:
+        value = spec["max"]
+    return tool, {**args, arg: value}
+
+
+def _rename_or_drop(tools, tool, args, reason):
+    arg, args = _arg_field(reason), dict(args)
+    value = args.pop(arg)
+    free = [name for name in tools[tool]["args"] if name not in args]
+    closest = difflib.get_close_matches(arg, free, n=1, cutoff=0.6)
+    if closest:
+        args[closest[0]] = value
+    return tool, args
+
+
+def _upgrade(tools, tool, args, reason):
+    return (tools[tool]["upgrade"], args) if "upgrade" in tools[tool] else None
+
+
+FIXES: dict[str, Callable] = {
+    "args:allowed:region": _use_default_region,
+    "args:range": _clamp,
+    "args:unknown": _rename_or_drop,
+    "result:too_big": _upgrade,
+}
+
+
+def find_fix(reason: str) -> Callable | None:
+    """By the full reason, else by its <stage>:<check> prefix."""
+    return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))
+
+
+def run(tools: dict, request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None) -> dict:
+    """What a run must come to: the same door calls, reasons and ending as the spec's graph."""
+    memo = {} if memo is None else memo
+    tool, args = (request.get("tool"), request.get("args", {})) if isinstance(request, dict) else (None, {})
+    state = {"tool": tool, "args": args, "result": None, "reasons": [], "path": ["pick"], "attempts": 0}
+    while state["attempts"] < max_attempts:
+        envelope = call_memo(tools, tool, args, memo)
+        state.update(result=envelope, attempts=state["attempts"] + 1, tool=tool, args=args)
+        state["path"].append("call")
+        if envelope["ok"]:
+            state["path"].append("answer")
+            return {**state, "status": "answered"}
+        reason = envelope["error"]
+        repeated = reason in state["reasons"]
+        state["reasons"].append(reason)
+        fix = find_fix(reason)
+        if repeated or fix is None or state["attempts"] >= max_attempts:
+            break
+        state["path"].append("fix")
+        fixed = fix(tools, tool, args, reason)
+        if fixed is None:
+            break
+        tool, args = fixed
+    state["path"].append("give_up")
+    return {**state, "status": "gave_up"}
+
+
+# ── Stage 1 · what describe_tools must say ───────────────────────────────────
+
+def object_schema(specs: dict) -> dict:
+    """The JSON Schema of a dict with the keys of specs (the args, or a dict arg's properties), no others."""
+    return {"type": "object", "properties": {key: arg_schema(spec) for key, spec in specs.items()},
+            "required": [key for key, spec in specs.items() if spec.get("required", True)],
+            "additionalProperties": False}
+
+
+def arg_schema(spec: dict) -> dict:
+    schema = {} if spec["type"] == "any" else {"type": JSON_TYPES.get(spec["type"])}
+    for ours, theirs in (("allowed", "enum"), ("min", "minimum"), ("max", "maximum")):
+        if ours in spec:
+            schema[theirs] = spec[ours]
+    if "properties" in spec:
+        schema.update(object_schema(spec["properties"]))
+    if "items" in spec:
+        schema["items"] = arg_schema(spec["items"])
+    return schema

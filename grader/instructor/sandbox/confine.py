@@ -1,0 +1,193 @@
+"""What a sandboxed child may do, layer by layer: decided in the grader, applied in the child.
+
+`Layers.here()` reads what this machine offers; the grader shows it to the instructor
+(`python -m grader grade` prints one line; `--require-sandbox` refuses to grade when a
+layer is missing). `enter(job)` runs in a freshly forked child before any of the
+submission's code, and either applies every layer the job asks for or ends the child:
+a sandbox that half started never runs student code.
+
+The layers, outermost first:
+- its own session and process group, killed with the child's parent (the zygote);
+- rlimits on memory, file size, CPU time, core dumps and (as its own user) processes;
+- as root: its own unprivileged uid and gid, no supplementary groups, so no
+  capabilities: it cannot chattr +i, raise a hard limit, signal or ptrace the grader,
+  or read what only root reads. The uid is 1,000,000,000 + its pid: unique while it
+  lives, so it cannot signal a classmate's child either, and `sweep` can kill every
+  process it ever started by uid alone;
+- no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind;
+- Landlock (grader/instructor/sandbox/landlock.py): reads of an allow-list only, writes
+  in its workdir only, no signals or abstract sockets outside its domain;
+- no argv, no environment but TMPDIR, stdin from /dev/null, stdout and stderr into a
+  capped file in its workdir, every other inherited descriptor pointed at /dev/null.
+"""
+
+import ctypes
+import os
+import resource
+import signal
+import site
+import sys
+import sysconfig
+from dataclasses import asdict, dataclass
+
+from grader.instructor.sandbox import landlock, seccomp
+
+UID_BASE = 1_000_000_000
+PROCESSES = 64                  # per child uid: a fork bomb stops here
+_PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True)
+class Layers:
+    """Which layers a child gets; `missing()` says, in words, what that leaves open."""
+    drop_user: bool           # root: an unprivileged uid of its own
+    seccomp: bool             # no sockets
+    landlock: int             # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
+
+    @classmethod
+    def here(cls, landlock_cap: int | None = None) -> "Layers":
+        version = landlock.abi()
+        if landlock_cap is not None:     # tests stand in for an older kernel
+            version = min(version, landlock_cap)
+        return cls(drop_user=os.geteuid() == 0, seccomp=seccomp.available() is None, landlock=version)
+
+    def missing(self) -> list[str]:
+        gaps = []
+        if not self.drop_user:
+            gaps.append("not root: the child runs as the grader's own user")
+        if not self.seccomp:
+            gaps.append(f"no seccomp filter: the child can open sockets, UDP included ({seccomp.available()})")
+        if self.landlock == 0:
+            gaps.append("no Landlock: the child can read any file its user can (the oracle's source included) "
+                        "and write wherever its user can")
+        elif self.landlock < landlock.SCOPE_SINCE:
+            gaps.append(f"Landlock ABI {self.landlock} < {landlock.SCOPE_SINCE} (kernel < 6.12): "
+                        "no signal scoping")
+        if not self.drop_user and self.landlock < landlock.SCOPE_SINCE:
+            gaps.append("the child can signal the grader (same user, no Landlock signal scoping)")
+        return gaps
+
+    def confines_writes_and_signals(self) -> bool:
+        """What the Gradescope bundle insists on: results.json cannot be forged, the grader cannot be killed."""
+        return self.drop_user or self.landlock >= landlock.SCOPE_SINCE
+
+    def describe(self) -> str:
+        said = [f"uid {'dropped' if self.drop_user else 'kept'}", f"seccomp {'on' if self.seccomp else 'off'}",
+                f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off"]
+        return "sandbox: " + ", ".join(said)
+
+    def as_job(self) -> dict:
+        return asdict(self)
+
+
+def readable_paths() -> list[str]:
+    """What the child may read: Python's library, its site-packages, the system's shared libraries.
+
+    Not the repository, its .git, other checkouts, a class folder or OUT: a submission
+    needs none of them (agtool.inventory is imported before the fence goes up).
+    """
+    paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    paths.update(site.getsitepackages())
+    paths.update(("/usr/lib", "/lib", "/lib64", "/usr/lib64", "/etc/ld.so.cache", "/dev/urandom", "/dev/zero"))
+    return sorted(path for path in paths if os.path.exists(path))
+
+
+def child_uid(pid: int) -> int:
+    return UID_BASE + pid
+
+
+def enter(job: dict, keep: set[int]) -> None:
+    """Confine this freshly forked child as `job` says, or raise (the caller then exits at once)."""
+    zygote = os.getppid()
+    os.setsid()
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != zygote:          # the zygote died before the line above
+        os._exit(1)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    # Python ignores SIGXFSZ; by default it ends a process writing past RLIMIT_FSIZE,
+    # which turns an output flood into one clear death instead of errors in every print.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGCHLD, signal.SIGXFSZ, signal.SIGPIPE):
+        signal.signal(sig, signal.SIG_DFL)
+    workdir = job["workdir"]
+    layers = Layers(**job["layers"])
+    _redirect_output(workdir)
+    _shut_inherited(keep | {0, 1, 2})
+    uid = child_uid(os.getpid())
+    if layers.drop_user:
+        for name in (workdir, *(os.path.join(workdir, entry) for entry in os.listdir(workdir))):
+            os.chown(name, uid, uid)
+    _cap(job["limits"], own_user=layers.drop_user)
+    if layers.drop_user:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getresuid() != (uid, uid, uid):
+            raise OSError("could not drop to the child's own uid")
+    _libc.prctl(landlock._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if layers.seccomp:
+        seccomp.confine()
+    if layers.landlock:
+        landlock.confine(workdir, readable_paths(), layers.landlock)
+    os.environ.clear()
+    os.environ["TMPDIR"] = workdir
+    import tempfile
+    tempfile.tempdir = workdir
+    sys.argv = [os.path.join(workdir, "tools.py")]
+
+
+def _redirect_output(workdir: str) -> None:
+    os.chdir(workdir)
+    null = os.open(os.devnull, os.O_RDONLY)
+    output = os.open("output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    for fd, target in ((0, null), (1, output), (2, output)):
+        os.dup2(target, fd)
+    os.close(null), os.close(output)
+    sys.stdin = sys.__stdin__ = open(0, closefd=False)
+    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False, errors="backslashreplace")
+    sys.stderr = sys.__stderr__ = open(2, "w", closefd=False, errors="backslashreplace", buffering=1)
+
+
+def _shut_inherited(keep: set[int]) -> None:
+    """Point every other inherited fd at /dev/null: the zygote's control socket first of all.
+
+    Not closed: objects in this copy of the zygote still own those numbers, and closing
+    them later would close whatever file had reused the number.
+    """
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in map(int, os.listdir("/proc/self/fd")):   # the listing's own fd too: harmless
+        if fd not in keep and fd != null:
+            os.dup2(null, fd)
+    os.close(null)
+
+
+def _cap(limits: dict, own_user: bool) -> None:
+    with open("/proc/self/statm") as statm:
+        pages = int(statm.read().split()[0])
+    memory = pages * resource.getpagesize() + limits["memory_bytes"]
+    cpu = int(limits["stage_seconds"]) + 6   # a backstop: the parent's wall clock comes first
+    caps = [(resource.RLIMIT_AS, memory, memory),
+            (resource.RLIMIT_FSIZE, limits["output_bytes"], limits["output_bytes"]),
+            (resource.RLIMIT_CPU, cpu, cpu + 5),
+            (resource.RLIMIT_CORE, 0, 0)]
+    if own_user:   # counted per uid, and the uid is the child's alone
+        caps.append((resource.RLIMIT_NPROC, PROCESSES, PROCESSES))
+    for which, soft, hard in caps:
+        resource.setrlimit(which, (soft, hard))
+
+
+def sweep(uid: int) -> None:
+    """Kill every process of the child's uid (as root): what it left behind, however it hid.
+
+    kill(-1) as that uid reaches every process that uid may signal, which is every
+    process of that uid and nothing else. Done in a short-lived fork that takes the uid.
+    """
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setresuid(uid, uid, uid)   # no capabilities left: kill() reaches that uid alone
+            os.kill(-1, signal.SIGKILL)
+        except BaseException:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)

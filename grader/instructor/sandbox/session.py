@@ -1,0 +1,301 @@
+"""The grader's side of the sandbox: one confined child per stage, forked from a clean zygote.
+
+The child lives under every layer grader/instructor/sandbox/confine.py lists. It talks
+to the grader only through a private pair of pipes (grader/kit/channel.py); every frame
+it sends is read as hostile (grader/kit/session.py's Exchange), and its tool bodies run
+here. The grader enforces the deadlines itself, with select(): a child that ignores or
+blocks signals still gets SIGKILL. Closing a session kills the child's process group,
+then, as root, every process of the child's own uid; the zygote reaps what is left.
+Its workdir is then removed, and a workdir that cannot be removed is said, never
+passed over.
+"""
+
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from grader.instructor.sandbox import confine, zygote as zygote_module
+from grader.kit.channel import FRAME, frame
+from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
+from grader.kit.session import Exchange
+
+MB = 1024 * 1024
+MAX_SUBMISSION_BYTES = 1 * MB
+ROOT = Path(__file__).resolve().parents[3]     # where grader/ and agtool/ are
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one session (one stage) of one submission may use."""
+    answer_seconds: float = 10.0       # wall clock for one answer
+    stage_seconds: float = 60.0        # wall clock for the whole session
+    memory_bytes: int = 512 * MB       # address space on top of what the fork starts with
+    output_bytes: int = 16 * MB        # printed output, and any one file the submission writes
+    message_bytes: int = 16 * MB       # one frame on the channel
+
+
+# How a child that died by a signal reads to a student.
+_DEATHS = {
+    signal.SIGXFSZ: "wrote more than {output} MB of output or file (printing in a loop?)",
+    signal.SIGXCPU: "used up its CPU time (an infinite loop?)",
+    signal.SIGKILL: "was killed (out of memory?)",
+    signal.SIGSEGV: "crashed (segmentation fault)",
+    signal.SIGABRT: "aborted",
+}
+
+
+# ── the zygote, one per grading process ──────────────────────────────────────
+class Zygote:
+    """A clean Python forked off this process's grading, started with nothing secret in it."""
+
+    def __init__(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+               "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONSAFEPATH": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", zygote_module.__name__, str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], env=env, cwd="/", stdin=subprocess.DEVNULL, start_new_session=True)
+        theirs.close()
+        self.control = ours
+        self.owner = os.getpid()
+
+    def ask(self, order: dict, fds: tuple[int, ...] = ()) -> dict:
+        try:
+            socket.send_fds(self.control, [json.dumps(order).encode()], list(fds))
+            answer = self.control.recv(1 << 16)
+        except OSError as error:
+            raise GraderError(f"the sandbox's zygote is gone ({error})") from None
+        if not answer:
+            raise GraderError(f"the sandbox's zygote ended (exit code {self.process.poll()})")
+        return json.loads(answer)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        if self.owner == os.getpid():
+            self.control.close()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+_ZYGOTE: Zygote | None = None
+
+
+def zygote() -> Zygote:
+    """This process's zygote; a forked pool worker, or a zygote that died, gets a fresh one."""
+    global _ZYGOTE
+    if _ZYGOTE is None or _ZYGOTE.owner != os.getpid() or not _ZYGOTE.alive():
+        _ZYGOTE = Zygote()
+    return _ZYGOTE
+
+
+def warm() -> None:
+    """Start the zygote now, so that its imports overlap with the grader's own."""
+    zygote()
+
+
+# ── one session ──────────────────────────────────────────────────────────────
+class SandboxSession:
+    """One child process for one stage; requests go in, observations come out.
+
+    `request` raises SessionDied (TimedOut, Crashed, ChannelBroken) when the child cannot
+    answer, and then the same error again at once for every later request.
+    """
+
+    def __init__(self, path: str, stage: int, limits: Limits = Limits(), layers: confine.Layers | None = None):
+        self.limits, self._died, self._status = limits, None, None
+        self.layers = layers or confine.Layers.here()
+        self.cleanup_problem: str | None = None
+        self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-")
+        try:
+            private = _private_copy(path, self.workdir)
+        except SessionDied:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
+        from_parent, to_child = os.pipe()
+        from_child, to_parent = os.pipe()
+        job = {"path": private, "stage": stage, "workdir": self.workdir,
+               "limits": asdict(limits), "layers": self.layers.as_job()}
+        try:
+            self._zygote = zygote()
+            self.pid = self._zygote.ask({"op": "fork", "job": job}, (from_parent, to_parent))["pid"]
+        except BaseException:
+            for fd in (to_child, from_child):
+                os.close(fd)
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
+        finally:
+            os.close(from_parent), os.close(to_parent)
+        self.uid = confine.child_uid(self.pid) if self.layers.drop_user else None
+        self._to_child, self._from_child = to_child, from_child
+        self._exited = os.pidfd_open(self.pid)   # the zygote reaps only when asked: the pid stays ours
+        for fd in (to_child, from_child):
+            os.set_blocking(fd, False)
+        self._stage_deadline = time.monotonic() + limits.stage_seconds
+        self._open = True
+
+    # ── the Session protocol ──────────────────────────────────────────────
+    def request(self, req: dict) -> dict:
+        if self._died:
+            raise self._died
+        exchange = Exchange(req)
+        deadline = min(time.monotonic() + self.limits.answer_seconds, self._stage_deadline)
+        try:
+            self._write(frame(exchange.for_child), deadline)
+            while not exchange.done:
+                message = self._read_frame(deadline)
+                if type(message) is dict and message.keys() == {"body"}:
+                    self._write(frame(exchange.body(message["body"])), deadline)
+                else:
+                    exchange.take(message)
+        except SessionDied as died:
+            self._died = died
+            self.close()
+            raise
+        return exchange.observation()
+
+    def close(self) -> None:
+        if not getattr(self, "_open", False):
+            return
+        self._open = False
+        self._end()
+        for fd in (self._to_child, self._from_child, self._exited):
+            os.close(fd)
+        self.cleanup_problem = _remove(self.workdir)
+        if self._died is None:
+            self._died = SessionDied("the session is closed")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    # ── the parent's side of the channel ──────────────────────────────────
+    def _read_frame(self, deadline: float):
+        (size,) = FRAME.unpack(self._read(FRAME.size, deadline))
+        if size > self.limits.message_bytes:
+            raise ChannelBroken(f"the answer was over {self.limits.message_bytes // MB} MB")
+        try:
+            return json.loads(self._read(size, deadline))
+        except (ValueError, RecursionError):
+            raise ChannelBroken("the submission's process sent an answer that is not JSON") from None
+
+    def _write(self, data: bytes, deadline: float) -> None:
+        while data:
+            self._wait(deadline, write=True)
+            try:
+                data = data[os.write(self._to_child, data):]
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                raise self._death_or(ChannelBroken("the submission closed the grader's channel")) from None
+
+    def _read(self, size: int, deadline: float) -> bytes:
+        chunks, left = [], size
+        while left:
+            self._wait(deadline, write=False)
+            try:
+                chunk = os.read(self._from_child, min(left, MB))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise self._death_or(ChannelBroken("the submission closed the grader's channel"))
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _wait(self, deadline: float, write: bool) -> None:
+        """Until the channel is ready; raise TimedOut at the deadline, Crashed if the child ended.
+
+        Ready data wins over an ended child: its last frame is still read.
+        """
+        channel = self._to_child if write else self._from_child
+        readable, writable = ([self._exited], [channel]) if write else ([channel, self._exited], [])
+        ready_r, ready_w, _ = select.select(readable, writable, [], max(0.0, deadline - time.monotonic()))
+        if channel in ready_r or channel in ready_w:
+            return
+        if self._exited in ready_r:
+            raise self._death_or(ChannelBroken("the channel ended early"))
+        if deadline < self._stage_deadline:
+            raise TimedOut(f"no answer within {self.limits.answer_seconds:g} s: an infinite loop?")
+        raise TimedOut(f"the stage took over {self.limits.stage_seconds:g} s in all: an infinite loop?")
+
+    def _death_or(self, error: SessionDied) -> SessionDied:
+        """Crashed, when the child has ended (or ends within a moment); else `error`."""
+        if not select.select([self._exited], [], [], 0.5)[0]:
+            return error
+        status = self._end()
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            what = _DEATHS.get(sig, f"was killed by {signal.Signals(sig).name}")
+            return Crashed(f"the submission's process {what.format(output=self.limits.output_bytes // MB)}",
+                           code=-sig)
+        code = os.WEXITSTATUS(status)
+        if code == zygote_module.NOT_CONFINED:
+            raise GraderError("the sandbox could not confine a child on this machine; "
+                              f"see {os.path.join(self.workdir, 'output')}")
+        if code == zygote_module.UNCAUGHT:
+            return Crashed("the submission's process stopped on an exception nothing could catch "
+                           "(raise KeyboardInterrupt in tools.py?)", code=code)
+        return Crashed(f"the submission's process ended with exit code {code} before answering "
+                       "(sys.exit() or os._exit() in tools.py?)", code=code)
+
+    def _end(self) -> int:
+        """Kill the child, its group and (as root) its uid, have the zygote reap it; its wait status.
+
+        Until the zygote reaps the child its pid cannot be reused, so killpg(pid) cannot
+        hit a stranger. The pid as well: the child may not have called setsid() yet.
+        """
+        if self._status is None:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            if self.uid is not None:
+                confine.sweep(self.uid)
+            self._status = self._zygote.ask({"op": "reap", "pid": self.pid})["status"]
+        return self._status
+
+
+def _private_copy(path: str, workdir: str) -> str:
+    """The submission as the child sees it: a copy of a regular file, in its own workdir."""
+    try:
+        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)) \
+                as source:
+            info = os.fstat(source.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise SessionDied(f"{os.path.basename(path)} is not a regular file")
+            if info.st_size > MAX_SUBMISSION_BYTES:
+                raise SessionDied(f"{os.path.basename(path)} is over {MAX_SUBMISSION_BYTES // MB} MB")
+            data = source.read(MAX_SUBMISSION_BYTES + 1)
+    except OSError as error:
+        raise SessionDied(f"{os.path.basename(path)} cannot be read ({error.strerror})") from None
+    private = os.path.join(workdir, "tools.py")
+    with open(private, "wb") as copy:
+        copy.write(data)
+    return private
+
+
+def _remove(workdir: str) -> str | None:
+    """Remove a child's workdir; what could not be removed, said (never ignored)."""
+    problems: list[str] = []
+    shutil.rmtree(workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}")) \
+        if sys.version_info >= (3, 12) else \
+        shutil.rmtree(workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}"))
+    return f"could not remove {problems[0]}" if problems else None

@@ -1,0 +1,153 @@
+"""The zygote: a clean Python that forks every sandboxed child, started before anything secret is loaded.
+
+A child forked from the grading process would hold all of it in memory: the oracle,
+the checks, the seed; `del sys.modules[...]` hides nothing from `gc.get_objects()`.
+So the grader starts this process with `python -m grader.instructor.sandbox.zygote`,
+with an empty environment and nothing of the grading run on its command line. It
+imports only PRELOAD (third-party modules a submission uses, agtool.inventory, the
+child-side runner and the sandbox's own confinement code), then forks one child per
+request. A child probing stage N imports the trusted code of the stages below N
+(stage isolation needs it) after the fork, before the fence goes up, and nothing more.
+
+Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON message each way:
+  {"op": "fork", "job": {...}} + two fds (the child's ends of its channel) -> {"pid": p}
+  {"op": "reap", "pid": p}        -> {"status": wait status}  (strays, this zygote's other
+                                     children, are killed and reaped too)
+The zygote dies with the grader (PDEATHSIG), and its children with it.
+"""
+
+import ctypes
+import gc
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+import traceback
+
+
+PRELOAD = ("langgraph.graph", "langgraph.runtime", "jsonschema", "agtool.inventory",
+           "grader.kit.runner", "grader.kit.channel", "grader.instructor.sandbox.confine", "pyseccomp")
+TRUSTED = "grader.instructor.trusted"
+UNCAUGHT = 70        # a child's exit code when an exception escaped everything
+NOT_CONFINED = 71    # a child that could not put up every layer it was asked for
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+
+
+def main() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    grader = os.getppid()
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != grader:
+        return
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)   # a submission's orphans come back here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)        # a terminal's Ctrl-C is the grader's to handle
+    for name in PRELOAD:
+        importlib.import_module(name)
+    gc.collect()
+    gc.freeze()          # what every child shares stays shared (no copy on write by the collector)
+    control = socket.socket(fileno=int(sys.argv[1]))
+    children: set[int] = set()
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+        except (ConnectionError, OSError):
+            break
+        if not message:
+            break
+        order = json.loads(message)
+        if order["op"] == "fork":
+            pid = os.fork()
+            if pid == 0:
+                control.close()
+                _child(order["job"], *fds)      # never returns
+            for fd in fds:
+                os.close(fd)
+            children.add(pid)
+            control.send(json.dumps({"pid": pid}).encode())
+        elif order["op"] == "reap":
+            status = os.waitpid(order["pid"], 0)[1] if order["pid"] in children else 0
+            children.discard(order["pid"])
+            _kill_strays(children)
+            control.send(json.dumps({"status": status}).encode())
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _kill_strays(sessions: set[int]) -> None:
+    """Kill and reap every child of this zygote that is not a live session (orphans of a submission)."""
+    for _ in range(1000):
+        strays = _children() - sessions
+        if not strays:
+            return
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in strays:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _children() -> set[int]:
+    pids = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as children:
+            pids.update(map(int, children.read().split()))
+    return pids
+
+
+def _child(job: dict, from_parent: int, to_parent: int) -> None:
+    """Confine this process, then serve requests until the parent closes the channel. Never returns."""
+    from grader.instructor.sandbox import confine
+    from grader.kit import channel, runner
+
+    code = UNCAUGHT
+    try:
+        stage = job["stage"]
+        trusted = [importlib.import_module(f"{TRUSTED}.{name}")
+                   for number, name in _trusted_modules().items() if number < stage]
+        bind = importlib.import_module(TRUSTED).bind if trusted else (lambda module, below: {})
+        try:
+            confine.enter(job, keep={from_parent, to_parent})
+        except BaseException:
+            traceback.print_exc()
+            os._exit(NOT_CONFINED)
+        _hide_grader()
+        channel.serve(runner.Child, job["path"], lambda module: bind(module, stage), from_parent, to_parent)
+        code = 0
+    except SystemExit as exit:
+        code = exit.code if isinstance(exit.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def _trusted_modules() -> dict[int, str]:
+    return importlib.import_module(TRUSTED).MODULES
+
+
+class _HideGrader:
+    """Refuses any module of the grader not already loaded: with Landlock its files are unreadable too."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "grader" or name.startswith("grader."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def _hide_grader() -> None:
+    sys.modules["__main__"] = type(sys)("__main__")   # this zygote runs as __main__
+    sys.meta_path.insert(0, _HideGrader())
+
+
+if __name__ == "__main__":
+    main()

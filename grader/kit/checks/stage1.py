@@ -1,0 +1,340 @@
+"""Stage 1 · TOOLS and describe_tools(): what each tool takes and gives back, said once.
+
+The first checks read the student's own TOOLS (the seed's three tools, the
+upgrade link) and call its tool bodies, compared with agtool.inventory's; the
+last gives describe_tools() random tables and checks every schema against the
+JSON Schema meta-schema (jsonschema) and against the contract.
+"""
+
+import functools
+import json
+from dataclasses import dataclass
+
+import jsonschema
+from hypothesis import strategies as st
+
+from agtool import inventory
+from grader.kit import draw, values
+from grader.kit.checks.common import REGION, SEED_ARGS, SEED_RETURNS, ETA_RETURNS, call, got_text, py, request, show_table
+from grader.kit.probing import Mismatch, Stage, without_oracle
+from grader.kit import trusted
+from grader.kit.trusted import oracle
+
+DAYS = ETA_RETURNS["days"]
+ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
+ENTRY_KEYS = {"fn", "description", "args", "returns"}
+
+# (tool, kwargs) the grader runs the student's tool bodies with: where the seed's incidents happen
+BODY_CALLS = (("stock_lookup", {"sku": "D-400", "region": "seoul", "limit": 1}),
+              ("stock_lookup_v2", {"sku": "D-400", "region": "seoul", "limit": 1}),
+              ("stock_lookup_v2", {"sku": "A-100", "region": "busan", "limit": 2}),
+              ("delivery_eta", {"sku": "A-100", "region": "jeju"}),
+              ("delivery_eta", {"sku": "B-200", "region": "busan"}))
+
+
+@dataclass(frozen=True)
+class OwnTable:
+    """Nothing to draw: the student's own TOOLS."""
+
+
+def probe_own(case: OwnTable) -> dict:
+    return request(1, None, [call("TOOLS", get=True), call("describe_tools")] +
+                   [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS])
+
+
+def _own(observation: dict) -> tuple[dict, dict, list]:
+    tools, described, *bodies = observation["results"]
+    return tools, described, bodies
+
+
+def normal(spec: dict) -> dict:
+    """The spec without defaults said out loud, allowed sorted: two spellings of one spec compare equal."""
+    spec = {key: value for key, value in spec.items()
+            if (key, value) not in (("required", True), ("allow_empty", False))}
+    if isinstance(spec.get("allowed"), list):
+        spec["allowed"] = sorted(spec["allowed"], key=repr)
+    if isinstance(spec.get("items"), dict):
+        spec["items"] = normal_specs(spec["items"])
+    return spec
+
+
+def normal_specs(specs: dict) -> dict:
+    return {key: normal(spec) if isinstance(spec, dict) else spec for key, spec in specs.items()}
+
+
+def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
+    tools, _, _ = _own(observation)
+    table = tools.get("value")
+    if type(table) is not dict or not table:
+        return Mismatch("TOOLS", "a dict: tool name -> entry", got_text(tools))
+    for name, tool in table.items():
+        problem = entry_problem(name, tool, table)
+        if problem:
+            return Mismatch(f"TOOLS[{name!r}]", "an entry with fn (callable), description, args, returns "
+                            "and maybe upgrade", f"{py(tool)} ({problem})")
+    return None
+
+
+def entry_problem(name: str, tool, table: dict) -> str | None:
+    if type(tool) is not dict or not ENTRY_KEYS <= tool.keys():
+        return f"needs the keys {', '.join(sorted(ENTRY_KEYS))}"
+    if not (values.is_marker(tool["fn"]) and tool["fn"]["callable"]):
+        return "fn is not a function"
+    if type(tool["description"]) is not str or not tool["description"].strip():
+        return "description is not a non-empty str"
+    if type(tool["args"]) is not dict or type(tool["returns"]) is not dict:
+        return "args and returns must be dicts of name -> spec"
+    if "upgrade" in tool and tool["upgrade"] not in table:
+        return "upgrade names no tool in TOOLS"
+    return None
+
+
+def _contract_mismatch(table: dict, name: str, part: str, want: dict) -> Mismatch | None:
+    tool = table.get(name)
+    got = tool.get(part) if type(tool) is dict else None
+    if type(got) is not dict or not values.same(normal_specs(got), normal_specs(want)):
+        return Mismatch(f"TOOLS[{name!r}][{part!r}]", py(want), py(got) if tool else f"no tool {name!r}")
+    return None
+
+
+def _body_mismatch(bodies: list, tools: tuple[str, ...]) -> Mismatch | None:
+    for (tool, kwargs), result in zip(BODY_CALLS, bodies):
+        if tool in tools:
+            want = getattr(inventory, tool)(**kwargs)
+            if not values.same(result.get("value"), want):
+                return Mismatch(f"TOOLS[{tool!r}]['fn'](**{py(kwargs)})",
+                                f"{py(want)} (what agtool.inventory.{tool} answers)", got_text(result))
+    return None
+
+
+def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
+    table = _own(observation)[0]["value"]
+    mismatch = (_contract_mismatch(table, "stock_lookup", "args", SEED_ARGS)
+                or _contract_mismatch(table, "stock_lookup", "returns", SEED_RETURNS))
+    if mismatch is None and table["stock_lookup"].get("upgrade") != "stock_lookup_v2":
+        mismatch = Mismatch("TOOLS['stock_lookup']['upgrade']", "'stock_lookup_v2'",
+                            py(table["stock_lookup"].get("upgrade")))
+    return mismatch or _body_mismatch(_own(observation)[2], ("stock_lookup",))
+
+
+def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
+    table = _own(observation)[0]["value"]
+    return (_contract_mismatch(table, "stock_lookup_v2", "args", SEED_ARGS)
+            or _contract_mismatch(table, "stock_lookup_v2", "returns", SEED_RETURNS)
+            or _body_mismatch(_own(observation)[2], ("stock_lookup_v2",)))
+
+
+def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
+    table = _own(observation)[0]["value"]
+    mismatch = _contract_mismatch(table, "delivery_eta", "args", ETA_ARGS)
+    returns = table.get("delivery_eta", {}).get("returns", {})
+    if mismatch is None and not values.same(normal(returns.get("days", {})), DAYS):
+        mismatch = Mismatch("TOOLS['delivery_eta']['returns']['days']", py(DAYS), py(returns.get("days")))
+    return mismatch or _body_mismatch(_own(observation)[2], ("delivery_eta",))
+
+
+def seed_schemas(case: OwnTable) -> dict:
+    """The parameters of the seed's tools as describe_tools() must give them, by contract_key."""
+    return {contract_key(args): oracle.object_schema(args) for args in (SEED_ARGS, ETA_ARGS)}
+
+
+def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
+    tools, described, _ = _own(observation)
+    problem = description_problem(tools["value"], described, schemas)
+    return Mismatch("describe_tools()", "one function per tool in TOOLS, agreeing with it",
+                    f"{got_text(described)} ({problem})") if problem else None
+
+
+# ── describe_tools() against any table ───────────────────────────────────────
+
+def contract_key(args: dict) -> str:
+    """A contract's args as the key of the schema expected for them: one key for two spellings of one contract."""
+    return json.dumps(normal_specs(args), sort_keys=True, default=repr)
+
+
+def schema_for(args: dict, schemas: dict) -> dict | None:
+    """The parameters schema these args must get: the expected one; for a contract no probe foresaw (the
+    student's own TOOLS, other than the seed's) the oracle's, where there is one; None in the kit."""
+    want = schemas.get(contract_key(args))
+    if want is None and trusted.present():
+        want = oracle.object_schema(args)
+    return want
+
+
+def description_problem(table: dict, result: dict, schemas: dict) -> str | None:
+    """What describe_tools()'s answer gets wrong about `table`, or None (schemas: by contract_key)."""
+    if "raised" in result:
+        return "it raised"
+    described = result["value"]
+    if type(described) is not list or len(described) != len(table):
+        return "not a list with one entry per tool"
+    seen = set()
+    for item in described:
+        function = item.get("function") if type(item) is dict else None
+        if type(item) is not dict or item.get("type") != "function" or type(function) is not dict:
+            return 'an entry is not {"type": "function", "function": {...}}'
+        name = function.get("name")
+        if type(name) is not str or name not in table or name in seen:
+            return f"name {py(name)} is not a tool of TOOLS, or comes twice"
+        seen.add(name)
+        if function.get("description") != table[name]["description"]:
+            return f"{name}: description is not TOOLS[{name!r}]['description']"
+        want = schema_for(table[name]["args"], schemas)
+        if want is None:
+            return f"{name}: its args are not the seed's contract; pass checks 1.2 to 1.4 first"
+        problem = parameters_problem(want, function.get("parameters"))
+        if problem:
+            return f"{name}: {problem}"
+    return None
+
+
+def parameters_problem(want: dict, schema) -> str | None:
+    """Is `schema` valid JSON Schema that says what `want` (the oracle's schema of the contract) says?"""
+    if type(schema) is not dict:
+        return "parameters is not a JSON Schema object"
+    error = jsonschema.exceptions.best_match(meta_validator(schema).iter_errors(schema))
+    if error is not None:
+        return f"parameters is not valid JSON Schema: {error.message}"
+    return schema_problem(want, schema, "parameters")
+
+
+@functools.cache
+def _meta_validator(cls: type) -> jsonschema.protocols.Validator:
+    return cls(cls.META_SCHEMA)
+
+
+def meta_validator(schema: dict) -> jsonschema.protocols.Validator:
+    """The validator of the JSON Schema meta-schema the schema declares (2020-12 if none), built once:
+    what jsonschema's check_schema does, without building it again for every schema."""
+    return _meta_validator(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
+
+
+# The schema keys that say something about a value; others (title, description) are free.
+LIMITS = ("type", "enum", "minimum", "maximum", "properties", "items", "required", "additionalProperties")
+
+
+def schema_problem(want: dict, got, where: str) -> str | None:
+    """Where `got` says other than `want` (the oracle's schema) about which values pass, or None."""
+    if type(got) is not dict:
+        return f"{where} is not a JSON Schema object"
+    for key in LIMITS:
+        theirs = got.get(key, [] if key == "required" else None)
+        if key not in want:
+            if theirs not in (None, []):
+                return f"{where}: {key} where the contract has none"
+        elif key == "properties":
+            if type(theirs) is not dict or theirs.keys() != want[key].keys():
+                return f"{where}: properties should be {', '.join(want[key]) or 'none'}"
+            problem = next(filter(None, (schema_problem(want[key][name], theirs[name], f"{where}.{name}")
+                                         for name in want[key])), None)
+            if problem:
+                return problem
+        elif key == "items":
+            problem = schema_problem(want[key], theirs, f"{where}.items")
+            if problem:
+                return problem
+        elif not values.same(_unordered(key, theirs), _unordered(key, want[key])):
+            return f"{where}: {key} should be {py(want[key])}"
+    return None
+
+
+def _unordered(key: str, value):
+    """enum and required are sets, written as lists."""
+    return sorted(value, key=repr) if key in ("enum", "required") and type(value) is list else value
+
+
+@dataclass(frozen=True)
+class AnyTable:
+    table: dict
+
+
+def probe_any(case: AnyTable) -> dict:
+    return request(1, case.table, [call("describe_tools")])
+
+
+def object_schemas(case: AnyTable) -> dict:
+    """The JSON Schema each tool's parameters must be, by contract_key."""
+    return {contract_key(tool["args"]): oracle.object_schema(tool["args"])
+            for tool in values.decode(case.table).values()}
+
+
+def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | None:
+    (result,) = observation["results"]
+    problem = description_problem(values.decode(case.table), result, schemas)
+    return Mismatch("describe_tools()", "one function per tool, agreeing with TOOLS",
+                    f"{got_text(result)} ({problem})") if problem else None
+
+
+@st.composite
+def any_tables(d) -> AnyTable:
+    table = {}
+    for name in draw.names(d, 1, 3):
+        table[name] = {"description": draw.pick(d, ("Stock of a SKU.", "Days to deliver.", "재고 조회")),
+                       "args": draw.contract(d, 4), "returns": {}, "body": [{"return": {}}]}
+    return AnyTable(table)
+
+
+STAGE = Stage(1, probe_own, lambda case: "", **without_oracle(judge_table))
+OWN = st.just(OwnTable())
+
+
+# ── the checks ───────────────────────────────────────────────────────────────
+
+@STAGE.check(points=2, examples=1)
+def tools_is_a_table():
+    """TOOLS is a dict of tool entries with fn, description, args and returns
+
+    Each TOOLS entry is a dict with fn (the function itself, not its name), description, args and
+    returns; upgrade, if any, names another tool of TOOLS.
+    """
+    return OWN
+
+
+@STAGE.check(points=2, examples=1, needs=(1,), **without_oracle(judge_stock_lookup))
+def stock_lookup_contract():
+    """TOOLS["stock_lookup"] has the seed's contract and its upgrade is stock_lookup_v2
+
+    Copy the seed's contract exactly: limit is an int from 1 to 2, rows a list of at most 2 items
+    {region: str, qty: int >= 0}, and upgrade is "stock_lookup_v2".
+    """
+    return OWN
+
+
+@STAGE.check(points=2, examples=1, needs=(1,), **without_oracle(judge_v2))
+def stock_lookup_v2_contract():
+    """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
+
+    stock_lookup_v2 takes and gives what stock_lookup does; its fn is inventory.stock_lookup_v2, the
+    endpoint that honours limit.
+    """
+    return OWN
+
+
+@STAGE.check(points=1, examples=1, needs=(1,), **without_oracle(judge_eta))
+def delivery_eta_contract():
+    """TOOLS["delivery_eta"] takes sku and region, and its days must lie in 0..14
+
+    delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.
+    """
+    return OWN
+
+
+@STAGE.check(points=1, examples=1, needs=(1,), expect=seed_schemas, compare=compare_own_description)
+def describes_own_tools():
+    """describe_tools() describes every tool of TOOLS, and nothing else
+
+    Build describe_tools() from TOOLS, one {"type": "function", "function": {...}} per tool.
+    """
+    return OWN
+
+
+@STAGE.check(points=2, examples=20, probe=probe_any, expect=object_schemas, compare=compare_any,
+             show=lambda case: show_table(case.table, ("args",)))
+def describes_any_table():
+    """describe_tools() gives valid JSON Schema that agrees with any contract table
+
+    Read TOOLS when called. Each arg is a property with type (str->string, int->integer, float->number,
+    bool->boolean, list->array, dict->object), enum for allowed, minimum/maximum for min/max; required
+    lists the required args; additionalProperties is false.
+    """
+    return any_tables()

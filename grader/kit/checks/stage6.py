@@ -1,0 +1,411 @@
+"""Stage 6 · FIXES, build_graph(), run(): failure is a path, not an exception.
+
+A case is a small world (the tool "stock", maybe its upgrade "stock_v2", spy
+bodies that answer well, too much, nothing, or raise) and one to three runs of
+requests with faults put in: some fixable (a region nobody serves, a number out
+of range, a misspelt or invented arg name, too many rows), some not. The parent
+predicts every run with the trusted loop (oracle.run) over the same spies.
+
+Draws stay clear of what the spec leaves open: a misspelt name is one edit from
+exactly one contract name and far from the others; an invented one shares no
+letter with any; no NaN to clamp. call_memo and what it uses are the grader's own.
+"""
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from grader.kit import draw, values
+from grader.kit.checks.common import SEED_ARGS, call, entry, got_text, parent_tools, py, request, show_table
+from grader.kit.probing import Mismatch, Stage, without_oracle
+from grader.kit.trusted import oracle
+
+MEMO = {"$memo": 0}
+NODES = ("pick", "call", "fix", "answer", "give_up")
+STATE_KEYS = ("tool", "args", "result", "reasons", "path", "attempts", "status", "answer")
+STATE_FORM = (f"a final state with {', '.join(STATE_KEYS)}; "
+              "path a walk pick -> call -> (fix -> call)* -> answer | give_up")
+JUDGED = ("status", "attempts", "reasons", "tool", "args", "result")   # what run_problem reads of a state
+PATH = re.compile(r"pick(,call(,fix,call)*(,answer|,fix,give_up|,give_up)|,give_up)")
+
+
+@dataclass(frozen=True)
+class Case:
+    table: dict
+    runs: tuple   # (request, max_attempts or None for the default, share one memo?)
+
+
+def probe(case: Case) -> dict:
+    calls = []
+    for req, limit, shared in case.runs:
+        kwargs = {} if limit is None else {"max_attempts": limit}
+        calls.append(call("run", req, kwargs={**kwargs, **({"memo": MEMO} if shared else {})}))
+    return request(6, case.table, calls)
+
+
+def _call_text(req, limit, shared) -> str:
+    more = ("" if limit is None else f", max_attempts={limit}") + (", memo=memo" if shared else "")
+    return f"run({py(req)}{more})"
+
+
+def expected_runs(case: Case) -> list[tuple[dict, dict]]:
+    """Per run: the trusted final state (what is judged of it, plain data) and the body runs it takes."""
+    tools, spies = parent_tools(case.table)
+    memo: dict = {}
+    expected = []
+    for req, limit, shared in case.runs:
+        before = {tool: spy.runs for tool, spy in spies.items()}
+        state = oracle.run(tools, values.decode(req), oracle.MAX_ATTEMPTS if limit is None else limit,
+                           memo if shared else None)
+        judged = {key: values.to_plain(state[key]) for key in JUDGED if key in state}
+        expected.append((judged, {tool: spy.runs - before[tool] for tool, spy in spies.items()
+                                  if spy.runs != before[tool]}))
+    return expected
+
+
+def run_problem(state: dict, runs: dict, result: dict) -> str | None:
+    """What is wrong in an observed run, field by field, or None."""
+    got = result.get("value")
+    if "raised" in result:
+        return "run raised"
+    if type(got) is not dict:
+        return "run must return the final state, a dict"
+    answered = state["status"] == "answered"
+    checks = (
+        ("status", got.get("status") == state["status"]),
+        ("answer", type(got.get("answer")) is str and got["answer"] != "" if answered else got.get("answer") is None),
+        ("attempts", values.same(got.get("attempts"), state["attempts"])),
+        ("reasons", values.same(got.get("reasons"), state["reasons"])),
+        ("result", values.same(got.get("result"), state["result"])
+         or (state["attempts"] == 0 and got.get("result") is None)),
+        ("tool", not answered or values.same(got.get("tool"), state["tool"])),
+        ("args", not answered or values.same(got.get("args"), state["args"])),
+        ("body runs", result["runs"] == runs),
+    )
+    wrong = [field for field, right in checks if not right]
+    return f"{', '.join(wrong)} not as expected" if wrong else None
+
+
+def compare(case: Case, expected: list[tuple[dict, dict]], observation: dict) -> Mismatch | None:
+    for (req, limit, shared), (state, runs), result in zip(case.runs, expected, observation["results"]):
+        problem = run_problem(state, runs, result)
+        if problem:
+            return Mismatch(_call_text(req, limit, shared), show_state(state, runs),
+                            f"{show_got(result)} ({problem})")
+    return None
+
+
+def show_state(state: dict, runs: dict) -> str:
+    shown = {key: state[key] for key in ("status", "attempts", "reasons", "tool", "args") if key in state}
+    shown["result"] = state["result"]
+    return f"{py(shown, 600)}, answer {'a sentence' if state['status'] == 'answered' else 'None'}, " \
+           f"body runs: {sum(runs.values())}"
+
+
+def show_got(result: dict) -> str:
+    value = result.get("value")
+    if type(value) is dict:
+        value = {key: value[key] for key in ("status", "attempts", "reasons", "tool", "args", "result", "answer")
+                 if key in value}
+        return f"{py(value, 600)}, body runs: {sum(result['runs'].values())}"
+    return got_text(result)
+
+
+def show(case: Case) -> str:
+    return show_table(case.table)
+
+
+STAGE = Stage(6, probe, show, expected_runs, compare)
+
+
+# ── the world ────────────────────────────────────────────────────────────────
+
+ROW = {"qty": {"type": "int", "min": 0}, "bays": {"type": "list", "max_len": 1, "allow_empty": True}}
+RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": ROW}}
+_ROW = {"qty": 3, "bays": []}
+BODIES = {
+    "good": [{"return": {"sku": "A-100", "rows": [_ROW]}}],
+    "empty": [{"return": {"sku": "Z-999", "rows": []}}],
+    "too_big": [{"return": {"sku": "D-400", "rows": [_ROW] * 20}}],
+    "too_big_inside": [{"return": {"sku": "D-400", "rows": [{"qty": 3, "bays": [1, 2]}]}}],
+    "out_of_range": [{"return": {"sku": "A-100", "rows": [{"qty": -1, "bays": []}]}}],
+    "not_a_dict": [{"return": [["sku", "A-100"]]}],
+    "raise": [{"raise": "KeyError"}],
+    "flaky": [{"raise": "TimeoutError"}, {"return": {"sku": "A-100", "rows": [_ROW]}}],
+}
+
+# The arg names a world's contracts use: far apart, so a misspelling is close to one only.
+LONG_NAMES = ("region", "limit", "budget", "warehouse", "color")
+FAR_NAMES = ("x9", "zz", "qx", "z_1")   # no letter in common with any contract name
+
+
+def _typos(name: str) -> list[str]:
+    """One-edit misspellings of name (past its first two letters) close to it and to nothing else."""
+    edits = {name[:i] + name[i + 1:] for i in range(2, len(name))}
+    edits |= {name[:i] + name[i + 1] + name[i] + name[i + 2:] for i in range(2, len(name) - 1)}
+    edits |= {name[:i] + name[i] + name[i:] for i in range(2, len(name))}
+    others = [other for other in LONG_NAMES + ("sku",) if other != name]
+    return sorted(typo for typo in edits - {name}
+                  if difflib.SequenceMatcher(None, typo, name).ratio() >= 0.8
+                  and all(difflib.SequenceMatcher(None, typo, other).ratio() < 0.5 for other in others))
+
+
+TYPOS = {name: _typos(name) for name in LONG_NAMES}
+
+
+def _arg_specs(d, seoul: bool) -> dict:
+    regions = {draw.pick(d, ("busan", "jeju", "daegu"))} | ({"seoul"} if seoul else set())
+    return {
+        "sku": {"type": "str"},
+        "region": {"type": "str", "allowed": sorted(regions)},
+        "limit": {"type": "int", "min": 1, "max": d(st.integers(1, 5))},
+        "budget": {"type": "float", "min": 0.5, "max": d(st.integers(1, 5)) + 0.5},
+        "warehouse": {"type": "int", "min": 0},
+        "color": {"type": "str", "allowed": ["blue", "red"]},
+    }
+
+
+def _out_of_range(d, spec):
+    """Below min or above max (never NaN: where NaN lands when clamped, the spec does not say)."""
+    if "max" in spec and d(draw.BOOL):
+        return spec["max"] + d(st.integers(1, 3)) * (1.0 if spec["type"] == "float" else 1)
+    return spec["min"] - d(st.integers(1, 3)) * (1.0 if spec["type"] == "float" else 1)
+
+
+def _misspell(d, args):
+    present = [name for name in args if name in TYPOS]
+    if present:
+        name = draw.pick(d, present)
+        args = {draw.pick(d, TYPOS[name]) if key == name else key: value for key, value in args.items()}
+    return args
+
+
+# fault -> (the contract args it needs, what it does to the request)
+FAULTS = {
+    "region": (("region",), lambda d, req: _set(req, "region", draw.pick(d, ("mars", "Seoul", "")))),
+    "limit": (("limit",), lambda d, req: _set(req, "limit", _out_of_range(d, req["specs"]["limit"]))),
+    "budget": (("budget",), lambda d, req: _set(req, "budget", _out_of_range(d, req["specs"]["budget"]))),
+    "warehouse": (("warehouse",), lambda d, req: _set(req, "warehouse", -d(st.integers(1, 3)))),
+    "typo": ((), lambda d, req: {**req, "args": _misspell(d, req["args"])}),
+    "invented": ((), lambda d, req: {**req, "args": {**req["args"], draw.pick(d, FAR_NAMES): d(draw.LEAF)}}),
+    "missing": (("sku",), lambda d, req: {**req, "args": {k: v for k, v in req["args"].items() if k != "sku"}}),
+    "type": (("limit",), lambda d, req: _set(req, "limit", draw.pick(d, ("2", True, 2.0)))),
+    "color": (("color",), lambda d, req: _set(req, "color", "green")),
+    "tool": ((), lambda d, req: {**req, "tool": draw.pick(d, ("stock_v9", "Stock", "stock_lookup"))}),
+}
+FIXABLE = ("region", "limit", "budget", "warehouse", "typo", "invented")
+UNFIXABLE = ("missing", "type", "color", "tool")
+
+
+def _set(req: dict, arg: str, value) -> dict:
+    return {**req, "args": {**req["args"], arg: value}}
+
+
+@st.composite
+def worlds(d, faults: tuple[str, ...], body: str, upgrade: str | None, seoul: bool = True,
+           limits=st.sampled_from([None, 3, 4, 5]), runs: int = 1) -> Case:
+    """The tool "stock" (body `body`; upgrade "stock_v2" with body `upgrade`, if any), and runs of
+    requests to it, each with every fault of `faults` put in."""
+    specs = _arg_specs(d, seoul)
+    needed = {arg for fault in faults for arg in FAULTS[fault][0]} | {"sku"}
+    chosen = needed | {name for name in specs if d(draw.BOOL)}
+    contract = {name: spec for name, spec in specs.items() if name in chosen}
+    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body],
+                            upgrade="stock_v2" if upgrade else None)}
+    if upgrade:
+        table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
+    planned = []
+    for _ in range(d(st.integers(1, runs))):
+        if planned and d(draw.BOOL):  # the same question again
+            planned.append((planned[-1][0], d(limits), d(draw.BOOL)))
+            continue
+        req = {"tool": "stock", "args": draw.valid_args(d, {k: {**v, "required": True} for k, v in contract.items()}),
+               "specs": contract}
+        for fault in faults:
+            req = FAULTS[fault][1](d, req)
+        planned.append(({"tool": req["tool"], "args": req["args"]}, d(limits), runs > 1 and d(draw.BOOL)))
+    return Case(table, tuple(planned))
+
+
+def some(choices: tuple[str, ...], least: int, most: int):
+    return st.lists(st.sampled_from(choices), min_size=least, max_size=most, unique=True).map(tuple)
+
+
+# ── the lesson's incidents, tried under every seed ───────────────────────────
+
+STOCK_ARGS = {**SEED_ARGS, "region": {"type": "str", "allowed": ["busan", "seoul"]}}
+
+
+def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_ARGS) -> Case:
+    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body],
+                            upgrade="stock_v2" if upgrade else None)}
+    if upgrade:
+        table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
+    return Case(table, tuple((request, limit, False) for request, limit in runs))
+
+
+ASK = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 1}}
+MISSPELT = {"tool": "stock", "args": {"sku": "A-100", "regoin": "busan", "limit": 1}}
+EVERYTHING_WRONG = {"tool": "stock", "args": {"sku": "D-400", "region": "mars", "limit": 5}}
+INCIDENTS = {
+    "answers": (stock("good", None, (ASK, None), (ASK, 1)),),
+    "fixes": (stock("too_big", "good", (EVERYTHING_WRONG, 5)),
+              stock("good", None, (MISSPELT, None))),
+    "gives up": (stock("empty", None, (ASK, None)), stock("raise", None, (ASK, None))),
+    "repeats": (stock("good", None, (EVERYTHING_WRONG, None), contract={**STOCK_ARGS, "region": {
+        "type": "str", "allowed": ["busan"]}}),),
+    "limit": (stock("too_big", "good", (EVERYTHING_WRONG, None), (EVERYTHING_WRONG, 0), (EVERYTHING_WRONG, 2)),),
+}
+
+
+# ── the checks ───────────────────────────────────────────────────────────────
+
+@dataclass(frozen=True)
+class Setup:
+    """Nothing to draw: the constants and the graph."""
+
+
+def probe_setup(case: Setup) -> dict:
+    return request(6, None, [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True),
+                             call("build_graph", **{"as": "graph"})])
+
+
+def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
+    attempts, region, graph = observation["results"]
+    if attempts.get("value") != 3 or type(attempts.get("value")) is not int:
+        return Mismatch("MAX_ATTEMPTS", "3", got_text(attempts))
+    if region.get("value") != "seoul":
+        return Mismatch("DEFAULT_REGION", "'seoul'", got_text(region))
+    found = graph.get("value")
+    if "raised" in graph or not found["compiled"] or not set(NODES) <= set(found["nodes"]):
+        return Mismatch("build_graph()", f"a compiled LangGraph StateGraph with nodes {', '.join(NODES)}",
+                        got_text(graph) if "raised" in graph else
+                        f"a {found['type']} with nodes {', '.join(found['nodes']) or '(none)'}")
+    return None
+
+
+@STAGE.check(points=2, examples=1, probe=probe_setup, show=lambda case: "", **without_oracle(judge_setup))
+def constants_and_graph():
+    """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", build_graph() a compiled LangGraph: pick, call, fix, answer, give_up
+
+    MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() adds the nodes pick, call, fix, answer
+    and give_up to a StateGraph and returns graph.compile().
+    """
+    return st.just(Setup())
+
+
+@STAGE.check(points=3, always=INCIDENTS["answers"])
+def answers():
+    """run answers a request whose call succeeds, one door call, through the memo it is given
+
+    A call that succeeds goes straight to answer: status "answered", an answer built from the value, one
+    door call. Pass the memo you are given on to call_memo.
+    """
+    return worlds((), "good", None, limits=st.sampled_from([None, 1, 2, 4]), runs=3)
+
+
+@STAGE.check(points=4, always=INCIDENTS["fixes"])
+def fixes_what_it_can():
+    """run fixes what FIXES fix (region, range, misspelt or invented names, too_big), by full reason, then by prefix
+
+    Look a fix up by the full reason, then by its <stage>:<check> prefix ("args:range:limit" ->
+    "args:range"), apply it, and call again.
+    """
+    return st.tuples(some(FIXABLE, 1, 2), st.sampled_from(["good", "too_big", "too_big_inside"])).flatmap(
+        lambda plan: worlds(plan[0], plan[1], "good" if plan[1] != "good" else None,
+                            limits=st.sampled_from([None, 3, 4, 5]) if len(plan[0]) + (plan[1] != "good") < 3
+                            else st.sampled_from([4, 5])))
+
+
+@STAGE.check(points=4, always=INCIDENTS["gives up"])
+def gives_up_at_once():
+    """run gives up at once on a reason it cannot fix (result:empty above all): one door call, one body run at most
+
+    A reason with no fix (result:empty above all, tool:raised, args:missing) goes straight to give_up:
+    one door call, no retry.
+    """
+    return st.one_of(
+        st.sampled_from(UNFIXABLE).flatmap(lambda fault: worlds((fault,), "good", None)),
+        st.sampled_from(["empty", "raise", "out_of_range", "not_a_dict", "flaky"]).flatmap(
+            lambda body: worlds((), body, None)))
+
+
+@STAGE.check(points=2, always=INCIDENTS["repeats"])
+def gives_up_on_repeats():
+    """run gives up when the same reason comes back
+
+    Keep every reason in the state; when the newest one is already there, the fix did not help: give up.
+    """
+    return st.one_of(worlds(("region",), "good", None, seoul=False),
+                     st.sampled_from(["too_big", "too_big_inside"]).flatmap(lambda body: worlds((), body, body)))
+
+
+@STAGE.check(points=3, always=INCIDENTS["limit"])
+def stops_at_the_limit():
+    """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default)
+
+    Count door calls in the state and stop at max_attempts (MAX_ATTEMPTS by default); max_attempts=0
+    makes no call at all.
+    """
+    return some(FIXABLE, 2, 4).flatmap(
+        lambda faults: worlds(faults, "too_big", "good", limits=st.sampled_from([None, 0, 1, 2])))
+
+
+def attempt_limits(case: Case) -> list[int]:
+    """Per run, the most door calls it may make."""
+    return [oracle.MAX_ATTEMPTS if limit is None else limit for _, limit, _ in case.runs]
+
+
+def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatch | None:
+    """Every field the spec names is in the state, and the path is a walk through the graph."""
+    for (req, limit, shared), most, result in zip(case.runs, expected, observation["results"]):
+        got = result.get("value")
+        problem = ("run raised" if "raised" in result else
+                   "run must return the final state, a dict" if type(got) is not dict else
+                   _state_problem(got, most))
+        if problem:
+            return Mismatch(_call_text(req, limit, shared), STATE_FORM, f"{show_got(result)} ({problem})")
+    return None
+
+
+def _state_problem(got: dict, limit: int) -> str | None:
+    missing = [key for key in STATE_KEYS if key not in got]
+    if missing:
+        return f"no {', '.join(missing)}"
+    path, attempts = got["path"], got["attempts"]
+    if type(path) is not list or not all(type(node) is str for node in path) \
+            or not PATH.fullmatch(",".join(path)):
+        return "path is not a walk through the graph"
+    if path.count("call") != attempts or attempts > limit:
+        return "attempts does not count the calls in path, or passes max_attempts"
+    if got["status"] != ("answered" if path[-1] == "answer" else "gave_up"):
+        return "status does not match the path's end"
+    if type(got["reasons"]) is not list or not all(type(reason) is str for reason in got["reasons"]):
+        return "reasons is not a list of str"
+    return None
+
+
+# What the spec leaves open (give up at once, or after one door call?) is judged here only by the state's form.
+_ODD_REQUESTS = (None, "stock", [["tool", "stock"]], {"tool": None}, {"tool": "stock"}, {"args": {"sku": "A-100"}},
+                 {"tool": 5, "args": []}, {"tool": ["stock"], "args": {}}, {"tool": "stock", "args": "sku=A-100"})
+
+
+@st.composite
+def odd_or_not(d) -> Case:
+    case = d(worlds(d(some(FIXABLE + UNFIXABLE, 0, 2)), draw.pick(d, tuple(BODIES)), "good",
+                    limits=st.sampled_from([None, 0, 1, 2, 3]), runs=3))
+    runs = [(draw.pick(d, _ODD_REQUESTS), limit, shared) if d(draw.BOOL) else (req, limit, shared)
+            for req, limit, shared in case.runs]
+    return Case(case.table, tuple(runs))
+
+
+@STAGE.check(points=2, expect=attempt_limits, compare=compare_state)
+def keeps_the_state():
+    """run returns the state (tool, args, result, reasons, path, attempts, status, answer); odd requests too
+
+    Return the graph's final state: tool, args, result, reasons, path (node names in order), attempts,
+    status and answer. Odd requests give up; nothing raises.
+    """
+    return odd_or_not()

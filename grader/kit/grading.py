@@ -1,0 +1,86 @@
+"""Grading one submission: each stage in its own fresh session, checks in order, scores.
+
+A stage's score depends only on that stage's functions: while stage N is probed
+the child runs the grader's trusted versions of the earlier stages (grader/kit/runner.py).
+A session that dies (hang, crash, flood) costs the check it died in and the
+stage's later checks, never another stage. Given public probes (the student
+kit), each check judges those instead of drawing random cases.
+"""
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from grader.kit.checks import STAGES
+from grader.kit.errors import SessionDied
+from grader.kit.probing import Check, CheckResult, run_check, run_public
+from grader.kit.session import Session, SessionFactory
+
+STAGE_POINTS = {1: 10, 2: 20, 3: 20, 4: 15, 5: 15, 6: 20}   # what the checks of each stage add up to
+
+
+@dataclass(frozen=True)
+class Grade:
+    path: str
+    seed: int
+    results: list[CheckResult]
+    seconds: float
+
+    @property
+    def score(self) -> int:
+        return sum(result.score for result in self.results)
+
+    @property
+    def max_score(self) -> int:
+        return sum(result.check.points for result in self.results)
+
+    def stage_scores(self) -> dict[int, int]:
+        scores = {}
+        for result in self.results:
+            scores[result.check.stage] = scores.get(result.check.stage, 0) + result.score
+        return scores
+
+
+def grade(path: str, session_factory: SessionFactory, seed: int = 0, only: str | None = None,
+          stages: tuple[int, ...] = tuple(STAGES), scale: float = 1.0, probes: dict | None = None) -> Grade:
+    """Grade tools.py at `path`. only="2.3" runs that one check; scale < 1 draws fewer cases;
+    probes (label -> [(case, expected)], grader/public.py) replace the random draws."""
+    started = time.perf_counter()
+
+    def run(check: Check, session) -> CheckResult:
+        if probes is not None:
+            return run_public(check, session, probes[check.label])
+        return run_check(check, session, seed, scale)
+
+    results = []
+    for number in stages:
+        checks = [check for check in STAGES[number].checks if only in (None, check.label)]
+        if checks:
+            results += grade_stage(checks, path, session_factory, run)
+    return Grade(path, seed, results, time.perf_counter() - started)
+
+
+def grade_stage(checks: list[Check], path: str, session_factory: SessionFactory,
+                run: Callable[[Check, Session], CheckResult]) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    try:
+        session = session_factory(path, checks[0].stage)
+    except SessionDied as died:
+        return [CheckResult(check, False, f"not run: {died.reason}", died=True) for check in checks]
+    try:
+        for check in checks:
+            done = {result.check.number: result for result in results}
+            died = next((result.message for result in results if result.died), None)
+            unmet = [done[need] for need in check.needs if need in done and not done[need].passed]
+            if died:
+                result = CheckResult(check, False, f"not run: {died}")
+            elif unmet and unmet[0].failure is None:   # blocked (cannot import, not implemented): say why again
+                result = CheckResult(check, False, unmet[0].message)
+            elif unmet:
+                result = CheckResult(check, False, f"not run: needs check {unmet[0].check.label} to pass first")
+            else:
+                result = run(check, session)
+            results.append(result)
+    finally:
+        session.close()
+    return results

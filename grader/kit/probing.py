@@ -1,0 +1,225 @@
+"""Checks, and running one with Hypothesis against a session.
+
+A check is a function whose docstring is the title a student sees and which
+returns the Hypothesis strategy of its cases; `Stage.check` registers it with
+its points, hint and the stage's way to probe (case -> request), to judge, and
+to show (case -> the setting as Python). Judging comes in two halves, so that
+the student kit can judge without the oracle: expect (case -> what a correct
+module gives, as JSON data, from grader/oracle.py) and compare (case, expected,
+observation -> Mismatch or None, no oracle). A check's judge is the two in turn.
+
+`run_check` draws cases seeded (same seed, same draws), sends each to the
+session, and on the first mismatch lets Hypothesis shrink it; the last failing
+case it records is the smallest one found. Shrinking is capped by a count of
+cases, not by time, so the result stays reproducible. `run_public` judges the
+kit's fixed public probes instead (grader/public.py), smallest first.
+"""
+
+import inspect
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, strategies as st
+
+from grader.kit.errors import SessionDied
+from grader.kit.session import Session
+
+SHRINK_CASES = 100   # cases tried after the first failure, at most
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One wrong answer: the call as Python, what a correct module gives, what came back."""
+    call: str
+    expected: str
+    got: str
+
+
+@dataclass(frozen=True)
+class Check:
+    stage: int
+    number: int
+    title: str
+    points: int
+    hint: str
+    cases: st.SearchStrategy
+    examples: int
+    probe: Callable[[Any], dict]
+    expect: Callable[[Any], Any]                      # case -> JSON data, from the oracle
+    compare: Callable[[Any, Any, dict], Mismatch | None]   # case, expected, observation; no oracle
+    show: Callable[[Any], str]
+    needs: tuple[int, ...] = ()
+    always: tuple = ()          # cases tried under every seed, before the drawn ones: the lesson's incidents
+
+    @property
+    def label(self) -> str:
+        return f"{self.stage}.{self.number}"
+
+    def judge(self, case: Any, observation: dict) -> Mismatch | None:
+        return self.compare(case, self.expect(case), observation)
+
+
+def without_oracle(judge: Callable[[Any, dict], Mismatch | None]) -> dict:
+    """expect and compare for a judge that needs nothing from the oracle (it reads the answer alone)."""
+    return {"expect": lambda case: None, "compare": lambda case, expected, observation: judge(case, observation)}
+
+
+@dataclass
+class Stage:
+    """One stage's checks, and how its cases become requests and are judged."""
+    number: int
+    probe: Callable[[Any], dict]
+    show: Callable[[Any], str]
+    expect: Callable[[Any], Any]
+    compare: Callable[[Any, Any, dict], Mismatch | None]
+    checks: list[Check] = field(default_factory=list)
+
+    def check(self, points: int, examples: int = 12, needs: tuple[int, ...] = (), always: tuple = (),
+              probe: Callable | None = None, expect: Callable | None = None, compare: Callable | None = None,
+              show: Callable | None = None):
+        """Register the decorated function: it returns the strategy of cases; its docstring's first
+        line is the title a student sees, the rest the hint that names the lesson's pitfall.
+
+        probe, expect, compare and show default to the stage's own.
+        """
+        def register(cases: Callable[[], st.SearchStrategy]):
+            title, _, hint = inspect.getdoc(cases).partition("\n\n")
+            self.checks.append(Check(
+                stage=self.number, number=len(self.checks) + 1, title=title, hint=" ".join(hint.split()),
+                points=points, cases=cases(), examples=examples,
+                probe=probe or self.probe, expect=expect or self.expect, compare=compare or self.compare,
+                show=show or self.show,
+                needs=needs, always=always))
+            return cases
+        return register
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The smallest failing case found, as the student will read it."""
+    setting: str
+    call: str
+    expected: str
+    got: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    check: Check
+    passed: bool
+    message: str                 # one line: "passed on 120 inputs", "not implemented yet: ..."
+    failure: Failure | None = None
+    died: bool = False           # the session died: the stage's later checks cannot run
+
+    @property
+    def score(self) -> int:
+        return self.check.points if self.passed else 0
+
+
+class _Failed(AssertionError):
+    """A wrong answer: Hypothesis shrinks the case."""
+
+
+class _Stop(BaseException):
+    """Ends a Hypothesis run at once (Hypothesis lets BaseExceptions through): nothing more to learn."""
+
+
+_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
+
+
+def run_check(check: Check, session: Session, seed: int, scale: float = 1.0) -> CheckResult:
+    """Probe one check with Hypothesis, seeded, and judge every observation in this process."""
+    found: dict[str, Any] = {"failure": None, "stop": None, "died": False, "inputs": 0, "after": 0}
+
+    def probe_once(case):
+        if found["failure"] is not None:
+            found["after"] += 1
+            if found["after"] > SHRINK_CASES:
+                raise _Stop
+        try:
+            observation = session.request(check.probe(case))
+        except SessionDied as died:
+            found.update(stop=died.reason, died=True)
+            raise _Stop
+        blocked = blocker(observation)
+        if blocked:
+            found["stop"] = blocked
+            raise _Stop
+        found["inputs"] += len(observation["results"])
+        failure = judged(check, case, observation, lambda: check.judge(case, observation))
+        if failure is not None:   # the last one recorded is the smallest: a passing case keeps it
+            found["failure"] = failure
+            raise _Failed
+
+    test = hypothesis.settings(
+        max_examples=max(1, round(check.examples * scale)), database=None, deadline=None,
+        derandomize=False, phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        report_multiple_bugs=False, print_blob=False, verbosity=Verbosity.quiet,
+        suppress_health_check=_SUPPRESSED,
+    )(hypothesis.seed(case_seed(seed, check))(
+        hypothesis.given(check.cases)(_with_examples(check.always, probe_once))))
+    try:
+        test()
+    except (_Stop, _Failed):
+        pass
+    except Exception:  # Flaky (an answer that changes between runs), or Hypothesis gave up shrinking
+        if found["failure"] is None and found["stop"] is None:
+            raise
+    if found["stop"] is not None:
+        return CheckResult(check, False, found["stop"], died=found["died"])
+    if found["failure"] is not None:
+        return CheckResult(check, False, "found a wrong answer", found["failure"])
+    return CheckResult(check, True, f"passed on {found['inputs']} inputs")
+
+
+def run_public(check: Check, session: Session, probes: list[tuple[Any, Any]]) -> CheckResult:
+    """Judge fixed cases, each with its stored expected data, in order; the first wrong answer is the one shown."""
+    inputs = 0
+    for case, expected in probes:
+        try:
+            observation = session.request(check.probe(case))
+        except SessionDied as died:
+            return CheckResult(check, False, died.reason, died=True)
+        blocked = blocker(observation)
+        if blocked:
+            return CheckResult(check, False, blocked)
+        inputs += len(observation["results"])
+        failure = judged(check, case, observation, lambda: check.compare(case, expected, observation))
+        if failure is not None:
+            return CheckResult(check, False, "found a wrong answer", failure)
+    return CheckResult(check, True, f"passed on {inputs} inputs")
+
+
+def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Mismatch | None]) -> Failure | None:
+    """The failure the student reads, or None when the answer is right."""
+    try:
+        mismatch = judge()
+    except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
+        mismatch = Mismatch("(an answer the grader could not read)", "an answer of the shape the spec gives",
+                            f"{observation!r:.300} ({error!r:.100})")
+    return Failure(check.show(case), mismatch.call, mismatch.expected, mismatch.got) if mismatch else None
+
+
+def _with_examples(cases: tuple, test: Callable) -> Callable:
+    for case in reversed(cases):   # decorators apply inside out; keep the written order
+        test = hypothesis.example(case)(test)
+    return test
+
+
+def case_seed(seed: int, check: Check) -> int:
+    """Each check its own stream of draws, fixed by the seed: --only replays exactly that check."""
+    return zlib.crc32(f"{seed}/{check.label}".encode())
+
+
+def blocker(observation: dict) -> str | None:
+    """Why no case of this check can be judged (cannot import, not implemented), or None."""
+    if observation.get("error") == "import":
+        return f"tools.py could not be imported: {observation['message']}"
+    if "error" in observation:
+        return f"the grader could not run tools.py: {observation['message']}"
+    for result in observation["results"]:
+        if "not_implemented" in result:
+            return f"not implemented yet ({result['not_implemented']})"
+    return None

@@ -1,0 +1,97 @@
+"""Public probes: fixed cases for every check, each with what a correct module gives, for the student kit.
+
+The kit cannot carry the oracle (grader/oracle.py solves every stage), so its
+check(N) cannot judge random inputs. At release, `draw_probes` takes each
+check's incident cases and a fixed draw of others (RELEASE_SEED), smallest JSON
+first, and stores each with its check's expect(case), worked out here with the
+oracle; in the kit, `load` reads them back and `probing.run_public` judges the
+student's answers with the checks' compare alone. Like public tests: the grade
+that counts draws hidden random cases (`python -m grader grade`).
+"""
+
+import dataclasses
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity
+
+from grader.kit.checks import STAGES
+from grader.kit.probing import Check, case_seed
+
+FILE = Path(__file__).with_name("public_probes.json")
+RELEASE_SEED = 20_260_101
+DRAWN = 20          # drawn cases per check, besides its incidents (fewer where there are fewer to draw)
+_CASES_IN = "grader.kit.checks."
+
+
+def drawn_cases(check: Check, count: int = DRAWN) -> list:
+    """count cases of the check's strategy, the same ones every time."""
+    collected = []
+
+    @hypothesis.settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
+                         verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+    @hypothesis.seed(case_seed(RELEASE_SEED, check))
+    @hypothesis.given(check.cases)
+    def collect(case):
+        collected.append(case)
+
+    collect()
+    return collected
+
+
+def draw_probes(checks: list[Check]) -> dict[str, list[dict]]:
+    """label -> its probes, {"case": ..., "expected": ...}, smallest first, no case twice (needs the oracle)."""
+    probes = {}
+    for check in checks:
+        cases = {}
+        for case in [*check.always, *drawn_cases(check)]:
+            cases.setdefault(json.dumps(case_to_json(case), ensure_ascii=False), case)
+        probes[check.label] = [{"case": case_to_json(case), "expected": check.expect(case)}
+                               for _, case in sorted(cases.items(), key=lambda item: len(item[0]))]
+    return probes
+
+
+def dumps(probes: dict[str, list[dict]]) -> str:
+    """The probes file: one probe a line, so a diff of two releases reads probe by probe."""
+    parts = []
+    for label, entries in probes.items():
+        lines = ",\n".join(json.dumps(entry, ensure_ascii=False) for entry in entries)
+        parts.append(f"{json.dumps(label)}: [\n{lines}\n]")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def release_text() -> str:
+    """The public probes of every check, as the kit carries them."""
+    return dumps(draw_probes([check for stage in STAGES.values() for check in stage.checks]))
+
+
+def load(path: Path = FILE) -> dict[str, list[tuple[Any, Any]]]:
+    return loads(path.read_text(encoding="utf-8"))
+
+
+def loads(text: str) -> dict[str, list[tuple[Any, Any]]]:
+    """label -> [(case, expected)], from what release_text wrote."""
+    stored = json.loads(text)
+    return {label: [(case_from_json(entry["case"]), entry["expected"]) for entry in entries]
+            for label, entries in stored.items()}
+
+
+# ── cases as JSON ────────────────────────────────────────────────────────────
+
+def case_to_json(case: Any) -> dict:
+    kind = type(case)
+    return {"type": f"{kind.__module__}.{kind.__qualname__}",
+            "fields": {field.name: getattr(case, field.name) for field in dataclasses.fields(case)}}
+
+
+def case_from_json(data: dict) -> Any:
+    """The case again; a field declared a tuple is a tuple again (JSON made it a list)."""
+    module, _, name = data["type"].rpartition(".")
+    if not module.startswith(_CASES_IN):
+        raise ValueError(f"a public probe names {data['type']!r}, not a case of grader.kit.checks")
+    kind = getattr(importlib.import_module(module), name)
+    return kind(**{field.name: tuple(data["fields"][field.name]) if field.type is tuple
+                   else data["fields"][field.name] for field in dataclasses.fields(kind)})

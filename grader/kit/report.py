@@ -1,0 +1,177 @@
+"""A grade, written down: Gradescope's results.json, a feedback.md, and the tables check() shows.
+
+Feedback says, per check: pass or fail, points, and on failure the smallest
+failing input, what was expected and what came back, a hint naming the
+lesson's pitfall, and the command that replays it. Nothing else of the
+grader's internals. Files are written atomically: a reader sees the old file
+or the new one, never half of one. Same grade, same bytes (apart from
+results.json's execution_time).
+"""
+
+import html
+import json
+import os
+import re
+import tempfile
+
+from grader.kit.grading import Grade
+from grader.kit.probing import CheckResult
+from grader.kit.session import clean_text
+
+STAGE_TITLES = {1: "contract", 2: "argument check", 3: "result check", 4: "door", 5: "memo", 6: "retry graph"}
+MAX_RESULTS_BYTES = 1_000_000     # Gradescope refuses more
+FIELD_LIMIT = 1500                # characters of one shown input, expected or got
+
+
+def replay_command(grade: Grade, label: str, path: str | None = None) -> str:
+    return f"python -m grader grade {path or grade.path} --seed {grade.seed} --only {label}"
+
+
+def _cut(text: str, limit: int) -> str:
+    """Text for inside one of our code blocks: a student's string must not close it."""
+    text = clean_text(text, limit=10 ** 9).replace("```", "`\u200b``")
+    return text if len(text) <= limit else text[:limit] + " …(cut)"
+
+
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~])")   # what makes code, emphasis, links, tables or strike-through
+
+
+def _prose(text: str) -> str:
+    """Text for a Markdown line outside a code block: no HTML, no links, no emphasis a student chose."""
+    return _MARKDOWN.sub(r"\\\1", html.escape(clean_text(text, limit=10 ** 9), quote=False))
+
+
+def check_output(result: CheckResult, grade: Grade, path: str | None = None, limit: int = FIELD_LIMIT) -> str:
+    """One check's feedback, in Markdown."""
+    check = result.check
+    said = _prose(result.message if result.message.endswith((".", "?", "!", ")")) else result.message + ".")
+    if result.passed:
+        return f"Passed ({check.points}/{check.points}): {said}"
+    lines = [f"Failed (0/{check.points}): {said}"]
+    failure = result.failure
+    if failure:
+        shown = "\n".join(part for part in (failure.setting, failure.call) if part)
+        lines += ["", "The smallest failing input the grader found:", "", "```python", _cut(shown, limit), "```",
+                  "", "```", f"expected: {_cut(failure.expected, limit)}", f"got:      {_cut(failure.got, limit)}",
+                  "```"]
+    lines += ["", f"Hint: {check.hint}", "",
+              f"Seed {grade.seed}; replay: `{replay_command(grade, check.label, path)}`"]
+    return "\n".join(lines)
+
+
+def results_json(grade: Grade, path: str | None = None) -> dict:
+    """Gradescope's results.json for a grade, kept under 1 MB."""
+    limit = FIELD_LIMIT
+    while True:
+        results = {
+            "score": grade.score,
+            "execution_time": round(grade.seconds, 3),
+            "output": summary(grade),
+            "output_format": "md",
+            "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "tests": [{
+                "name": result.check.title,
+                "number": result.check.label,
+                "score": result.score,
+                "max_score": result.check.points,
+                "status": "passed" if result.passed else "failed",
+                "output": check_output(result, grade, path, limit),
+                "output_format": "md",
+                "tags": [f"stage{result.check.stage}"],
+                "visibility": "visible",
+            } for result in grade.results],
+        }
+        if len(json.dumps(results, ensure_ascii=False).encode()) < MAX_RESULTS_BYTES or limit < 50:
+            return results
+        limit //= 4
+
+
+def summary(grade: Grade) -> str:
+    """Total and per-stage scores, in Markdown."""
+    maxima = {}
+    for result in grade.results:
+        maxima[result.check.stage] = maxima.get(result.check.stage, 0) + result.check.points
+    scores = grade.stage_scores()
+    rows = [f"| {stage} · {STAGE_TITLES[stage]} | {scores[stage]} / {maxima[stage]} |" for stage in sorted(maxima)]
+    return "\n".join([f"**{grade.score} / {grade.max_score}** (seed {grade.seed})", "",
+                      "| stage | score |", "|---|---|", *rows])
+
+
+def feedback_markdown(grade: Grade, path: str | None = None) -> str:
+    lines = [f"# agtool lab: {grade.score} / {grade.max_score}", "", summary(grade)]
+    stage = None
+    for result in grade.results:
+        if result.check.stage != stage:
+            stage = result.check.stage
+            lines += ["", f"## Stage {stage} · {STAGE_TITLES[stage]}"]
+        mark = "✓" if result.passed else "✗"
+        lines += ["", f"### {mark} {result.check.label} {result.check.title}", "", check_output(result, grade, path)]
+    return "\n".join(lines) + "\n"
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def write_atomically(path: str, text: str | bytes) -> None:
+    """Write text (or bytes) to path so that a reader, or a crash, never sees half a file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(handle, "wb") as file:
+            # backslashreplace: a lone surrogate that got this far is written as its escape, never a crash
+            file.write(text.encode("utf-8", "backslashreplace") if isinstance(text, str) else text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp makes it 0600: give it the usual mode
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def write_results(grade: Grade, path: str, shown_path: str | None = None) -> None:
+    write_atomically(path, json.dumps(results_json(grade, shown_path), indent=1, ensure_ascii=False) + "\n")
+
+
+def write_feedback(grade: Grade, path: str, shown_path: str | None = None) -> None:
+    write_atomically(path, feedback_markdown(grade, shown_path))
+
+
+# ── check(): a table in Jupyter, text elsewhere ──────────────────────────────
+
+def _row_detail(result: CheckResult) -> str:
+    if result.passed or not result.failure:
+        return result.message
+    failure = result.failure
+    shown = "\n".join(part for part in (failure.setting, failure.call) if part)
+    return f"{shown}\n  expected: {failure.expected}\n  got:      {failure.got}\n  hint: {result.check.hint}"
+
+
+def text_table(grade: Grade) -> str:
+    lines = [f"{grade.score} / {grade.max_score} points"]
+    for result in grade.results:
+        mark = "✓" if result.passed else "✗"
+        lines.append(f"{mark} {result.check.label} {result.check.title}  ({result.score}/{result.check.points})")
+        if not result.passed:
+            lines += ["    " + line for line in _row_detail(result).splitlines()]
+    return "\n".join(lines)
+
+
+def html_table(grade: Grade) -> str:
+    rows = []
+    for result in grade.results:
+        colour = "#e6f4ea" if result.passed else "#fce8e6"
+        detail = html.escape(_cut(_row_detail(result), FIELD_LIMIT))
+        rows.append(f'<tr style="background:{colour}"><td>{"✓" if result.passed else "✗"}</td>'
+                    f"<td>{result.check.label}</td><td>{html.escape(result.check.title)}</td>"
+                    f"<td>{result.score}/{result.check.points}</td>"
+                    f'<td style="text-align:left"><pre style="{_PRE}">{detail}</pre></td></tr>')
+    header = "".join(f"<th>{name}</th>" for name in ("", "check", "what", "points")) + \
+        '<th style="text-align:left">details</th>'
+    return f"<p><b>{grade.score} / {grade.max_score} points</b></p><table><tr>{header}</tr>{''.join(rows)}</table>"
+
+
+_PRE = "margin:0;white-space:pre-wrap"

@@ -1,0 +1,214 @@
+"""The child side: everything that runs in the submission's process.
+
+`Child(path, bind, body)` imports the submission by path; `answer(request, emit)`
+calls the student's functions as the request says and emits one outcome per call,
+as plain JSON data (`values.to_plain`). It never judges, and it never counts:
+all judging happens in the parent, and so does every tool body. A spy tool in the
+child's TOOLS is a stub that asks the parent to run the body (`body(tool)`), so a
+body run the parent did not see cannot have happened, and its value cannot be
+known without it.
+
+A request (the parent builds them in grader/kit/checks/) and what comes back:
+
+    {"stage": N, "table": {...spy table, bodies left out...}, "calls": [
+         {"fn": "check_args" | ["TOOLS", "t", "fn"], "args": [...], "kwargs": {...},
+          "get": bool, "mutate": bool, "as": "graph"}]}
+        -> per call, in order: {"value": v} | {"raised": "KeyError: 'x'"} | {"not_implemented": msg}
+        -> or once: {"error": "import" | "child", "message": ...}
+
+Before the calls of stage N, the trusted versions of the earlier stages' functions
+(`bind(module)`: grader/instructor/trusted/, never shipped in the kit, where stage N
+runs on the student's own) go into the module's globals, and the request's table
+replaces the contents of the module's TOOLS. An argument {"$memo": k} is one dict
+shared by the calls of a request; "get" reads the target instead of calling it.
+
+Import failures, NotImplementedError (a stage not started) and every other
+exception become outcomes, never a crash of the child.
+"""
+
+import inspect
+import itertools
+import os
+import sys
+import importlib.util
+from typing import Any, Callable
+
+from grader.kit import spies, values
+
+_module_numbers = itertools.count()
+_MISSING = object()
+
+# The spec's names every later stage reads through the module's globals: the trusted
+# ones are installed always. The others are the skeleton's helpers, installed only
+# where the submission kept their parameters (a student may have rewritten them).
+SPEC_NAMES = {"check_args", "check_result", "call_tool", "memo_key", "call_memo"}
+
+Binder = Callable[[Any], dict]           # module -> {name: (stage, trusted function)}
+Body = Callable[[str], dict]             # tool -> {"return": spelled value} | {"raise": name}
+
+
+def error_text(error: BaseException, limit: int = 300) -> str:
+    """'KeyError: 'x'': what a student needs to know about an exception, cut short."""
+    try:
+        text = f"{type(error).__name__}: {error}".strip().removesuffix(":")
+    except Exception:  # a hostile __str__
+        text = type(error).__name__
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def load(path: str) -> tuple[Any, str | None]:
+    """(module, None), or (None, why it could not be imported, with the line in tools.py)."""
+    name = f"submission_{os.getpid()}_{next(_module_numbers)}"
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            return None, f"{os.path.basename(path)} is not a Python module"
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module   # dataclasses and typing look their module up here
+        spec.loader.exec_module(module)
+        return module, None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # SyntaxError, NameError, sys.exit() ... at import
+        sys.modules.pop(name, None)
+        return None, error_text(error) + _line_in(error, path)
+
+
+def _line_in(error: BaseException, path: str) -> str:
+    if isinstance(error, SyntaxError):
+        return ""  # its message already names the line
+    lines = [frame.tb_lineno for frame in _frames(error.__traceback__)
+             if os.path.abspath(frame.tb_frame.f_code.co_filename) == os.path.abspath(path)]
+    return f" (line {lines[-1]} of {os.path.basename(path)})" if lines else ""
+
+
+def _frames(traceback):
+    while traceback is not None:
+        yield traceback
+        traceback = traceback.tb_next
+
+
+def fits(trusted: Callable, theirs: Any) -> bool:
+    """May `trusted` stand in for the submission's own function of that name?"""
+    try:
+        return list(inspect.signature(theirs).parameters) == list(inspect.signature(trusted).parameters)
+    except (TypeError, ValueError):
+        return False
+
+
+class Child:
+    """One imported submission and the requests it answers."""
+
+    def __init__(self, path: str, bind: Binder, body: Body):
+        self.body = body
+        self.module, self.import_error = load(path)
+        if self.module is None:
+            return
+        self.trusted = bind(self.module)
+        own = vars(self.module)
+        self.originals = {name: own.get(name, _MISSING) for name in self.trusted}
+        self.replaceable = {name for name, (_, fn) in self.trusted.items()
+                            if name in SPEC_NAMES or fits(fn, self.originals[name])}
+
+    def close(self) -> None:
+        if self.module is not None:
+            sys.modules.pop(self.module.__name__, None)
+
+    def answer(self, request: dict, emit: Callable[[dict], None]) -> None:
+        """Emit one outcome per call of the request, or one {"error": ...} when none can be had."""
+        if self.module is None:
+            return emit({"error": "import", "message": self.import_error})
+        try:
+            self.isolate(request.get("stage", 1))
+            if "table" in request:
+                self.install(request["table"])
+        except Exception as error:  # the submission broke something the child needs
+            return emit({"error": "child", "message": error_text(error)})
+        memos: dict = {}
+        for call in request["calls"]:
+            emit(self.call(call, memos))
+
+    def isolate(self, stage: int) -> None:
+        """The trusted versions of stages below `stage` in; the student's own for the rest."""
+        own = vars(self.module)
+        for name, (owner, function) in self.trusted.items():
+            if owner < stage and name in self.replaceable:
+                own[name] = function
+            elif self.originals[name] is _MISSING:
+                own.pop(name, None)
+            else:
+                own[name] = self.originals[name]
+
+    def install(self, table: dict) -> None:
+        """The table's tools, with stub bodies that the parent runs, become the contents of the module's TOOLS."""
+        tools = spies.build_table(table, lambda name: _stub(name, self.body))
+        current = getattr(self.module, "TOOLS", None)
+        if not isinstance(current, dict):
+            current = {}
+        current.clear()        # in place: a function holding on to TOOLS sees it too
+        current.update(tools)
+        self.module.TOOLS = current
+
+    def call(self, call: dict, memos: dict) -> dict:
+        try:
+            target = self.find(call["fn"])
+        except (AttributeError, KeyError, TypeError) as error:
+            return {"raised": f"tools.py has no {call['fn']!r} ({error_text(error)})"}
+        args = [_argument(arg, memos) for arg in call.get("args", [])]
+        kwargs = {key: _argument(arg, memos) for key, arg in call.get("kwargs", {}).items()}
+        try:
+            result = target if call.get("get") else target(*args, **kwargs)
+        except NotImplementedError as error:
+            return {"not_implemented": error_text(error)}
+        except (Exception, SystemExit) as error:
+            return {"raised": error_text(error)}
+        try:
+            outcome = {"value": _AS[call.get("as", "plain")](result)}
+        except Exception as error:  # a value whose __repr__ or keys fight back
+            return {"raised": f"returned a value that cannot be read ({error_text(error)})"}
+        if call.get("mutate"):
+            try:
+                values.mutate(result)
+            except Exception:  # a value that refuses to change cannot leak a change either
+                pass
+        return outcome
+
+    def find(self, where: str | list) -> Any:
+        """A module global by name, or a path into one: ["TOOLS", "t", "fn"]."""
+        path = [where] if isinstance(where, str) else where
+        found = getattr(self.module, path[0])
+        for key in path[1:]:
+            found = found[key]
+        return found
+
+
+def _stub(name: str, body: Body) -> Callable:
+    """A tool body that is the parent's: it runs there, counted there, and its value comes from there."""
+    def run(*args, **kwargs):
+        step = body(name)
+        if "raise" in step:
+            raise spies.exception_class(step["raise"])("raised by the grader's spy tool")
+        return values.decode(step["return"])   # a fresh value each run: a caller may change it
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+def _argument(arg: Any, memos: dict) -> Any:
+    """The value a request spells; {"$memo": k} is the request's shared memo dict k."""
+    if type(arg) is dict and arg.keys() == {"$memo"}:
+        return memos.setdefault(arg["$memo"], {})
+    return values.decode(arg)
+
+
+def _describe_graph(graph: Any) -> dict:
+    """What the grader needs to know of build_graph()'s result."""
+    state = sys.modules.get("langgraph.graph.state")
+    compiled = state is not None and isinstance(graph, state.CompiledStateGraph)
+    try:
+        nodes = sorted(str(node) for node in graph.nodes) if compiled else []
+    except Exception:
+        nodes = []
+    return {"compiled": compiled, "type": type(graph).__qualname__, "nodes": nodes}
+
+
+_AS = {"plain": values.to_plain, "graph": _describe_graph}

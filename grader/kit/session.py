@@ -1,0 +1,119 @@
+"""Sessions: how the grader talks to one imported submission, one stage at a time.
+
+A session answers requests with observations: {"results": [outcome per call, each
+with "runs": {tool: body runs during that call}]}, or {"error": ..., "message": ...}
+when nothing could be called. The parent's side of every request is an `Exchange`:
+it holds the case's spy bodies, runs one each time the child asks (so body runs are
+counted where the submission cannot touch them), and takes nothing from the child
+but well-formed outcomes, one per call, in order (anything else: ChannelBroken).
+
+`LocalSession` imports the submission into this very process: right for a
+student's self-check in a notebook (their own code, their own kernel), wrong for
+grading strangers; grader.instructor.sandbox.session.SandboxSession forks a confined child.
+"""
+
+import json
+import unicodedata
+from typing import Any, Callable, Protocol
+
+from grader.kit import spies, trusted
+from grader.kit.errors import ChannelBroken, SessionDied
+from grader.kit.runner import Child
+
+OUTCOMES = ("value", "raised", "not_implemented")
+TEXT_LIMIT = 1000      # characters of an exception message kept
+MAX_BODY_RUNS = 10_000  # body runs in one request: more is a loop, not an answer
+
+
+class Session(Protocol):
+    def request(self, req: dict) -> dict: ...   # may raise SessionDied, then always again
+    def close(self) -> None: ...
+
+
+SessionFactory = Callable[[str, int], Session]   # (path, stage) -> a session for that stage
+
+
+def clean_text(text: str, limit: int = TEXT_LIMIT) -> str:
+    """A student's text made safe to show anywhere: no lone surrogates, no control characters, cut short."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")   # a lone "\\udc80" becomes its escape
+    text = "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+class Exchange:
+    """The parent's side of one request: the spies, their counts per call, and the outcomes taken so far."""
+
+    def __init__(self, request: dict):
+        self.calls = len(request["calls"])
+        self.tools, self.spies = spies.spy_table(request["table"]) if "table" in request else ({}, {})
+        self.for_child = {**request, "table": spies.without_bodies(request["table"])} \
+            if "table" in request else dict(request)
+        self.results: list[dict] = []
+        self.error: dict | None = None
+        self._runs: dict[str, int] = {}
+        self._body_runs = 0
+
+    @property
+    def done(self) -> bool:
+        return self.error is not None or len(self.results) == self.calls
+
+    def body(self, tool: Any) -> dict:
+        """Run the body of `tool` once, here, for the call in progress; what it does goes to the child."""
+        if self.done or type(tool) is not str or tool not in self.spies:
+            raise ChannelBroken(f"the submission's process asked to run a tool body it was not given ({tool!r:.60})")
+        self._body_runs += 1
+        if self._body_runs > MAX_BODY_RUNS:
+            raise ChannelBroken(f"the submission ran tool bodies over {MAX_BODY_RUNS} times in one request")
+        self._runs[tool] = self._runs.get(tool, 0) + 1
+        return self.spies[tool].step()
+
+    def take(self, frame: Any) -> None:
+        """One frame from the child that is not a body run: an outcome, or the one error of a request."""
+        if type(frame) is not dict or self.done:
+            raise ChannelBroken("the submission's process sent something that is not an observation")
+        if frame.keys() == {"error", "message"} and frame["error"] in ("import", "child") \
+                and type(frame["message"]) is str and not self.results and not self._body_runs:
+            self.error = {"error": frame["error"], "message": clean_text(frame["message"])}
+            return
+        if len(frame) != 1 or next(iter(frame)) not in OUTCOMES:
+            raise ChannelBroken("the submission's process sent an outcome that is not one of "
+                                f"{', '.join(OUTCOMES)}")
+        ((kind, value),) = frame.items()
+        if kind != "value":
+            if type(value) is not str:
+                raise ChannelBroken(f"the submission's process sent a {kind!r} that is not text")
+            value = clean_text(value)
+        self.results.append({kind: value, "runs": self._runs})
+        self._runs = {}
+
+    def observation(self) -> dict:
+        return self.error if self.error is not None else {"results": self.results}
+
+
+class LocalSession:
+    """The submission imported here, in-process; requests and outcomes still go through JSON and an
+    Exchange, so a grade by LocalSession and by the sandbox see the very same data."""
+
+    def __init__(self, path: str, stage: int = 1):
+        self._exchange: Exchange | None = None
+        self._child = Child(path, trusted.bind, self._body)
+        self._closed = False
+
+    def _body(self, tool: str) -> dict:
+        assert self._exchange is not None
+        return json.loads(json.dumps(self._exchange.body(tool)))
+
+    def request(self, req: dict) -> dict:
+        if self._closed:
+            raise SessionDied("the session is closed")
+        self._exchange = exchange = Exchange(req)
+        self._child.answer(json.loads(json.dumps(exchange.for_child)),
+                           lambda frame: exchange.take(json.loads(json.dumps(frame))))
+        if not exchange.done:
+            raise ChannelBroken("the submission's process answered fewer calls than it was asked")
+        return exchange.observation()
+
+    def close(self) -> None:
+        self._closed = True
+        self._child.close()

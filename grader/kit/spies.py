@@ -1,0 +1,83 @@
+"""Spy tool bodies: they count their runs, and return or raise what the grader chose.
+
+A request describes a contract table whose tools have spies for bodies:
+
+    {"t": {"description": "...", "args": {...}, "returns": {...}, "upgrade": "t2",
+           "body": [{"return": value}, {"raise": "KeyError"}]}}
+
+Run k of a body does step k of its list (the last step again once the list is
+used up). The spies live in the parent only: the child's TOOLS get stubs that
+ask the parent to run the body (grader/kit/runner.py), and the parent counts.
+The parent also builds the very same table to predict what a correct module does.
+"""
+
+import builtins
+from typing import Callable
+
+from grader.kit.values import decode
+
+# Exception names the grader raises from spies: the built-in ones, and its own.
+_made: dict[str, type] = {}
+
+
+def exception_class(name: str) -> type:
+    """The built-in Exception class of that name, or a new Exception subclass named so."""
+    found = getattr(builtins, name, None)
+    if isinstance(found, type) and issubclass(found, Exception):
+        return found
+    if name not in _made:
+        _made[name] = type(name, (Exception,), {})
+    return _made[name]
+
+
+class Spy:
+    """A tool body that counts its runs and does what its steps say; `last` is what it last returned."""
+
+    def __init__(self, steps: list[dict]):
+        self.steps, self.runs, self.last = steps, 0, None
+
+    def step(self) -> dict:
+        """This run's step, as data ({"return": spelled value} or {"raise": name}); counts the run."""
+        step = self.steps[min(self.runs, len(self.steps) - 1)]
+        self.runs += 1
+        return step
+
+    def __call__(self, *args, **kwargs):
+        step = self.step()
+        if "raise" in step:
+            raise exception_class(step["raise"])("raised by the grader's spy tool")
+        self.last = decode(step["return"])  # a fresh value each run: a caller may change it
+        return self.last
+
+
+def build_table(spec: dict, body: Callable[[str], Callable]) -> dict:
+    """A TOOLS table from a table spec, each tool's fn made by body(tool name)."""
+    tools = {}
+    for name, entry in spec.items():
+        tools[name] = {"fn": body(name), "description": entry.get("description", f"the tool {name}"),
+                       "args": decode(entry["args"]), "returns": decode(entry["returns"])}
+        if "upgrade" in entry:
+            tools[name]["upgrade"] = entry["upgrade"]
+    return tools
+
+
+def spy_table(spec: dict) -> tuple[dict, dict[str, Spy]]:
+    """(a TOOLS table with spy bodies, tool name -> its spy): the parent's own copy of a case's table."""
+    found = {name: Spy(entry["body"]) for name, entry in spec.items()}
+    return build_table(spec, found.__getitem__), found
+
+
+def without_bodies(spec: dict) -> dict:
+    """The table as the child may see it: what each body will do stays with the parent."""
+    return {name: {key: part for key, part in entry.items() if key != "body"} for name, entry in spec.items()}
+
+
+def runs(spies: dict[str, Spy]) -> dict[str, int]:
+    return {name: spy.runs for name, spy in spies.items()}
+
+
+def runs_since(spies: dict[str, Spy], before: dict[str, int]) -> dict[str, int]:
+    """Body runs per tool since `before`, tools that did not run left out."""
+    return {name: spy.runs - before[name] for name, spy in spies.items() if spy.runs != before[name]}
+
+
