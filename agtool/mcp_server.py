@@ -1,0 +1,178 @@
+"""agtool.mcp_server: any contract table served over MCP (stdio), every call through its door.
+
+    python -m agtool.mcp_server                            # the lab's agtool/tools.py
+    python -m agtool.mcp_server --module path/to/tools.py  # your own tools.py
+
+An MCP client (Claude Desktop, an IDE, the SDK's own ClientSession) starts
+this as a subprocess and speaks JSON-RPC on its stdin and stdout:
+
+    tools/list   each tool of TOOLS with inputSchema and outputSchema from
+                 schema.to_mcp, so what a client reads is what the door checks
+    tools/call   the module's own call_tool(name, arguments): an ok value comes
+                 back as structuredContent and as the same JSON in a text block;
+                 a failure as isError: true with the door's reason as the only
+                 text ("args:range:limit", "tool:raised:KeyError"), so a client
+                 routes on it exactly as the retry graph does
+
+The MCP spec leaves input checks to the server ("Servers MUST validate all tool
+inputs"); here the door is that check, and a refused call never runs the body.
+Three reasons come from the server, not the door, in the door's grammar:
+
+    result:json:result    the door said ok, but JSON cannot carry the value (NaN, a set)
+    door:raised:<Type>    the module's call_tool itself raised (a stage not done yet)
+    door:shape:envelope   call_tool returned something other than {"ok", "value", "error"}
+
+Garbage on stdin (a line that is not JSON-RPC) is answered or skipped by the
+SDK; the server keeps serving. A bad --module gets one line on stderr and exit 2.
+"""
+
+import argparse
+import contextlib
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from agtool import schema
+from agtool.tools import ContractError
+
+USAGE_EXIT = 2  # as argparse exits on a bad command line
+
+
+class ServeError(Exception):
+    """Why a module cannot be served: one line, naming what to pass instead."""
+
+
+# ── What is served ───────────────────────────────────────────────────────────
+
+def load_tools(path: str | None) -> ModuleType:
+    """The lab's agtool.tools, or the tools.py at path, imported with its prints kept off the wire."""
+    # stdout is the JSON-RPC wire: a stray print at import time would corrupt it.
+    with contextlib.redirect_stdout(sys.stderr):
+        if path is None:
+            return importlib.import_module("agtool.tools")
+        return _import_file(Path(path))
+
+
+def _import_file(path: Path) -> ModuleType:
+    where = f"--module {path}"
+    if not path.is_file():
+        raise ServeError(f"{where}: no such file; give the path of a tools.py (the module you write in the notebooks)")
+    if path.suffix != ".py":
+        raise ServeError(f"{where}: not a .py file; give the path of a tools.py")
+    # A name of its own, so it never shadows (nor is shadowed by) the lab's agtool.tools.
+    spec = importlib.util.spec_from_file_location(f"agtool_served_{abs(hash(str(path.resolve())))}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # the student's code: any exception is theirs to fix
+        raise ServeError(f"{where}: importing it raised {type(error).__name__}: {_one_line(error)}; "
+                         "fix that, then start the server again") from None
+    return module
+
+
+def listing(module: ModuleType) -> list[types.Tool]:
+    """The module's TOOLS as MCP tools, refused now (not at the first call) if the table is broken."""
+    name = getattr(module, "__file__", None) or module.__name__
+    tools, door = getattr(module, "TOOLS", None), getattr(module, "call_tool", None)
+    if not isinstance(tools, dict) or not callable(door):
+        raise ServeError(f"{name}: a tools module defines TOOLS (a dict) and call_tool(name, args); "
+                         "this one lacks " + ("TOOLS" if not isinstance(tools, dict) else "call_tool"))
+    try:
+        described = schema.to_mcp(tools)
+    except ContractError as error:
+        raise ServeError(f"{name}: {_one_line(error)}") from None
+    return [types.Tool(name=d["name"], description=d["description"], input_schema=d["inputSchema"],
+                       output_schema=d["outputSchema"]) for d in described]
+
+
+# ── One call ─────────────────────────────────────────────────────────────────
+
+def through_the_door(module: ModuleType, name: str, arguments: Any) -> types.CallToolResult:
+    """One tools/call: the module's call_tool, its envelope as an MCP result."""
+    try:
+        envelope = module.call_tool(name, arguments)
+    except Exception as error:  # the door must not raise; a student's may, before stage 4 is done
+        return refused(f"door:raised:{type(error).__name__}")
+    if not _is_envelope(envelope):
+        return refused("door:shape:envelope")
+    if not envelope["ok"]:
+        return refused(envelope["error"])
+    try:
+        text = json.dumps(envelope["value"], allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return refused("result:json:result")
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                structured_content=envelope["value"], is_error=False)
+
+
+def refused(reason: str) -> types.CallToolResult:
+    """A failed call as MCP says to send one: a result with isError, not a protocol error."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=reason)], is_error=True)
+
+
+def _is_envelope(envelope: Any) -> bool:
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("ok"), bool):
+        return False
+    # MCP's structuredContent is an object; the door's ok value is one (check_result refuses others).
+    return isinstance(envelope.get("value"), dict) if envelope["ok"] else isinstance(envelope.get("error"), str)
+
+
+# ── The server ───────────────────────────────────────────────────────────────
+
+def build_server(module: ModuleType) -> Server:
+    """A low-level MCP server for module: the SDK's high-level MCPServer would check args itself, the
+    door's job, and answer in its own words instead of the door's reasons."""
+    tools = listing(module)
+    # Calls run in a worker thread so a slow body does not stall the protocol (pings, cancels),
+    # one at a time: a student's module is not written to be called from two threads at once.
+    one_at_a_time = anyio.CapacityLimiter(1)
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = {} if params.arguments is None else params.arguments  # MCP: no arguments is no args
+        return await anyio.to_thread.run_sync(through_the_door, module, params.name, arguments,
+                                              limiter=one_at_a_time)
+
+    return Server("agtool", version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
+                  instructions="Every call goes through the contract's door; a failure's text is its reason.")
+
+
+async def serve(server: Server) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        # stdio_server points fd 1 at stderr while it serves, but Python's sys.stdout buffers a
+        # body's print() and flushes it at exit, after fd 1 is the wire again: send prints to
+        # stderr at the Python level too. (Inside the block: the claim needs sys.stdout on fd 1.)
+        with contextlib.redirect_stdout(sys.stderr):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agtool.mcp_server", description=__doc__.split("\n")[0])
+    parser.add_argument("--module", metavar="PATH", help="a tools.py to serve (default: the lab's agtool/tools.py)")
+    options = parser.parse_args(argv)
+    try:
+        server = build_server(load_tools(options.module))
+    except ServeError as error:
+        print(f"agtool.mcp_server: {error}", file=sys.stderr)
+        return USAGE_EXIT
+    anyio.run(serve, server)
+    return 0
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+if __name__ == "__main__":
+    sys.exit(main())
