@@ -41,7 +41,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from agtool import schema
+from agtool import providers, schema
 from agtool.tools import ContractError
 
 USAGE_EXIT = 2  # as argparse exits on a bad command line
@@ -104,12 +104,10 @@ def through_the_door(module: ModuleType, name: str, arguments: Any) -> types.Cal
         return refused(f"door:raised:{type(error).__name__}")
     if not _is_envelope(envelope):
         return refused("door:shape:envelope")
+    envelope = providers.sendable(envelope)  # result:json:result, as a model would be told
     if not envelope["ok"]:
         return refused(envelope["error"])
-    try:
-        text = json.dumps(envelope["value"], allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return refused("result:json:result")
+    text = json.dumps(envelope["value"], ensure_ascii=False)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=envelope["value"], is_error=False)
 

@@ -6,7 +6,8 @@ Real agents describe their tools to a model in one of three dialects:
     Anthropic tool use        {name, description, input_schema}
     Model Context Protocol    {name, description, inputSchema, outputSchema}
 
-to_openai(), to_anthropic() and to_mcp() draw each one from a contract table
+to_openai() (to_openai_responses() for the Responses API's flat form),
+to_anthropic() and to_mcp() draw each one from a contract table
 (the lab's TOOLS, or any table check_table() accepts), so the descriptions a
 model reads can never drift from the checks the door makes. loss_report() says,
 per tool, which contract rules a dialect leaves unchecked before your code sees
@@ -67,6 +68,11 @@ def to_openai(tools: dict) -> list[dict]:
             "name": name, "description": entry["description"],
             "parameters": object_schema(entry["args"], nullable_optional=strict), "strict": strict}})
     return described
+
+
+def to_openai_responses(tools: dict) -> list[dict]:
+    """The same tools for OpenAI's Responses API, which takes them flat: {"type": "function", name, ...}."""
+    return [{"type": "function", **described["function"]} for described in to_openai(tools)]
 
 
 def to_anthropic(tools: dict) -> list[dict]:
@@ -192,9 +198,12 @@ def strict_blocker_of(spec: dict, field: str) -> str | None:
 def drop_nulls(specs: dict, sent: Any) -> Any:
     """The args a model sent, without the optional ones sent as null (OpenAI strict's "left out"), nested too.
 
+    specs is the tool's args contract, TOOLS[name]["args"]; anything else (the
+    whole entry, most often) raises TypeError rather than quietly dropping nothing.
     A null for a required arg stays, so the door still reports it (type:<arg>).
-    Anything that is not a dict is returned as it is: the door reports that too.
+    Anything sent that is not a dict is returned as it is: the door reports that too.
     """
+    _check_specs(specs)
     if not isinstance(sent, dict):
         return sent
     kept = {}
@@ -207,6 +216,18 @@ def drop_nulls(specs: dict, sent: Any) -> Any:
         else:
             kept[key] = _drop_nulls_in(spec, value)
     return kept
+
+
+def _check_specs(specs: Any) -> None:
+    """Refuse what is not an args contract (name -> spec with a type), in one line saying what to pass."""
+    if isinstance(specs, dict) and "args" in specs and "fn" in specs:
+        raise TypeError("drop_nulls takes the tool's args contract, entry['args'] (TOOLS[name]['args']), "
+                        "not the whole entry")
+    wrong = [f"{specs!r:.40}"] if not isinstance(specs, dict) else [
+        f"{key!r}: {spec!r:.40}" for key, spec in specs.items() if not (isinstance(spec, dict) and "type" in spec)]
+    if wrong:
+        raise TypeError(f"drop_nulls takes an args contract, name -> arg spec as in TOOLS[name]['args']; "
+                        f"not {wrong[0]}")
 
 
 def _drop_nulls_in(spec: dict, value: Any) -> Any:

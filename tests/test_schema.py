@@ -163,6 +163,26 @@ def test_drop_nulls_turns_strict_nulls_back_into_absent_args():
     assert schema.drop_nulls(specs, ["not", "a", "dict"]) == ["not", "a", "dict"]
 
 
+@pytest.mark.parametrize("wrong, words", [
+    (tools.TOOLS["stock_lookup"], ["entry['args']", "not the whole entry"]),
+    ({"sku": "str"}, ["TOOLS[name]['args']", "'sku'"]),
+    (None, ["args contract", "None"]),
+], ids=["a whole entry", "a spec that is not a dict", "nothing"])
+def test_drop_nulls_refuses_what_is_not_an_args_contract(wrong, words):
+    """drop_nulls(entry, args) used to drop nothing, quietly: it says in one line what to pass instead."""
+    with pytest.raises(TypeError) as refused:
+        schema.drop_nulls(wrong, {"sku": "A-100", "limit": None})
+    message = str(refused.value)
+    assert "\n" not in message and all(word in message for word in words), message
+
+
+def test_to_openai_responses_is_the_chat_form_flat():
+    """The Responses API takes {"type": "function", name, description, parameters, strict}: no "function" key."""
+    flat = schema.to_openai_responses(tools.TOOLS)
+    assert flat == [{"type": "function", **d["function"]} for d in schema.to_openai(tools.TOOLS)]
+    assert schema.from_json_schema(flat[0])[1]["args"] == tools.TOOLS["stock_lookup"]["args"]
+
+
 # ── every export is valid JSON Schema 2020-12 ───────────────────────────────
 
 @SETTINGS
