@@ -9,9 +9,10 @@ a sandbox that half started never runs student code.
 The layers, outermost first:
 - its own session and process group, killed with the child's parent (the zygote);
 - rlimits on memory, file size, CPU time, core dumps and (as its own user) processes;
-- as root: its own unprivileged uid and gid, no supplementary groups, so no
-  capabilities: it cannot chattr +i, raise a hard limit, signal or ptrace the grader,
-  or read what only root reads. The uid is 1,000,000,000 + its pid: unique while it
+- as root: its own unprivileged uid and gid, no supplementary groups, and no
+  capability but CAP_DAC_READ_SEARCH where Landlock decides what it reads (so a
+  Python under /root stays importable): it cannot chattr +i, raise a hard limit,
+  signal or ptrace the grader, or write what only root writes. The uid is 1,000,000,000 + its pid: unique while it
   lives, so it cannot signal a classmate's child either, and `sweep` can kill every
   process it ever started by uid alone;
 - no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind;
@@ -34,7 +35,9 @@ from grader.instructor.sandbox import landlock, seccomp
 
 UID_BASE = 1_000_000_000
 PROCESSES = 64                  # per child uid: a fork bomb stops here
-_PR_SET_PDEATHSIG = 1
+_PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
+_CAP_DAC_READ_SEARCH = 2
+_CAPABILITY_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -119,11 +122,17 @@ def enter(job: dict, keep: set[int]) -> None:
             os.chown(name, uid, uid)
     _cap(job["limits"], own_user=layers.drop_user)
     if layers.drop_user:
+        # With Landlock deciding what may be read, the child keeps one capability, to
+        # read past file modes: a Python installed under /root (pyenv) would otherwise
+        # be unreadable to it, and so would every module the zygote did not preload.
+        keep = 1 << _CAP_DAC_READ_SEARCH if layers.landlock else 0
+        _libc.prctl(_PR_SET_KEEPCAPS, 1 if keep else 0, 0, 0, 0)
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         if os.getresuid() != (uid, uid, uid):
             raise OSError("could not drop to the child's own uid")
+        _set_capabilities(keep)
     _libc.prctl(landlock._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if layers.seccomp:
         seccomp.confine()
@@ -134,6 +143,21 @@ def enter(job: dict, keep: set[int]) -> None:
     import tempfile
     tempfile.tempdir = workdir
     sys.argv = [os.path.join(workdir, "tools.py")]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _set_capabilities(mask: int) -> None:
+    """Exactly the capabilities in `mask` (bits below 32), effective and permitted; none inheritable."""
+    data = (_CapData * 2)(_CapData(mask, mask, 0), _CapData(0, 0, 0))
+    if _libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
 
 
 def _redirect_output(workdir: str) -> None:

@@ -155,6 +155,8 @@ class SandboxSession:
         exchange = Exchange(req)
         deadline = min(time.monotonic() + self.limits.answer_seconds, self._stage_deadline)
         try:
+            if select.select([self._from_child], [], [], 0)[0]:   # frames of an earlier request, unasked for
+                raise ChannelBroken("the submission's process sent more outcomes than it was asked for")
             self._write(frame(exchange.for_child), deadline)
             while not exchange.done:
                 message = self._read_frame(deadline)

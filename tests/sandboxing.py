@@ -1,0 +1,48 @@
+"""What the sandbox tests share: submissions written on the spot, one call at a time, and what a run left behind."""
+
+import os
+import textwrap
+from pathlib import Path
+
+from grader.instructor.sandbox.confine import UID_BASE
+from grader.instructor.sandbox.session import MB, Limits, SandboxSession
+
+QUICK = Limits(answer_seconds=1.5, stage_seconds=30, memory_bytes=256 * MB, output_bytes=1 * MB)
+
+
+def submission(folder: Path, source: str, name: str = "tools.py") -> Path:
+    """A tools.py whose functions the tests call in the child (dedented source)."""
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def session(path: Path, stage: int = 1, limits: Limits = QUICK, **more) -> SandboxSession:
+    return SandboxSession(str(path), stage, limits, **more)
+
+
+def call(box: SandboxSession, fn: str, *args, stage: int = 1) -> dict:
+    """The outcome of one call of the submission's `fn` in the child: {"value": ...} or {"raised": ...}."""
+    observation = box.request({"stage": stage, "calls": [{"fn": fn, "args": list(args)}]})
+    return observation["results"][0] if "results" in observation else observation
+
+
+def sandbox_processes() -> list[int]:
+    """Processes running as a child's own uid: a submission's, which must not outlive its session."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                status = Path(f"/proc/{entry}/status").read_text()
+            except OSError:
+                continue
+            uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+            if uid >= UID_BASE:
+                found.append(int(entry))
+    return found
+
+
+def gone(pid: int) -> bool:
+    """Is there no process `pid` any more (not even a zombie)?"""
+    return not os.path.exists(f"/proc/{pid}")

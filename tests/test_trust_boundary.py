@@ -1,0 +1,214 @@
+"""Hostile submissions graded end to end: none scores above what its real code earns, none breaks grading.
+
+Each twist in tests/submissions/hostile/ is appended to the reference tools.py (a complete
+module, then the attack) and graded by the real sandbox. The table says which stages it
+must lose points in; every other stage keeps all its points, a results.json and a
+feedback.md are always written, and nothing it started outlives its grading.
+"""
+
+import functools
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import agtool
+from grader.instructor.sandbox import landlock
+from grader.instructor.sandbox.confine import Layers
+from grader.instructor.sandbox.session import Limits, SandboxSession
+from grader.kit.grading import grade
+from grader.kit.report import feedback_markdown, write_feedback, write_results
+from tests.sandboxing import gone, sandbox_processes
+
+pytestmark = pytest.mark.grader
+
+REFERENCE = Path(agtool.__file__).with_name("tools.py")
+HOSTILE = Path(__file__).parent / "submissions" / "hostile"
+LIMITS = Limits(answer_seconds=2, stage_seconds=60)
+ALL = (1, 2, 3, 4, 5, 6)
+LATER = (2, 3, 4, 5, 6)
+
+# twist -> (the stages that must lose points, words in their first failure's message);
+# every other stage must keep all its points.
+CONTAINED = {
+    "sys_exit_at_import": (ALL, "SystemExit"),
+    "os_exit_at_import": (ALL, "exit code 0"),
+    "infinite_loop": ((3,), "no answer within 2 s: an infinite loop?"),
+    "ignores_signals": ((4,), "no answer within 2 s: an infinite loop?"),
+    "memory_bomb": ((5,), "no answer within 2 s"),
+    "output_flood": ((1,), "wrote more than 16 MB of output"),
+    "always_equal": ((2,), ""),
+    "tamper_grader": (ALL, ""),        # it breaks the child-side runner it patched: its own loss
+    "segfault": ((6,), "segmentation fault"),
+    "background_processes": ((), ""),
+    "kills_the_grader": ((), ""),
+    "writes_outside": ((), ""),
+    "reads_the_solution": ((2,), ""),
+    "steals_the_oracle": (LATER, ""),
+    "forges_observations": (LATER, ""),
+    "markup_and_surrogates": ((2,), ""),
+    "reads_secrets": ((), ""),
+}
+# Twists only Landlock can contain -> the ABI they need (the uid layer, as root, covers the rest).
+NEEDS_LANDLOCK = {"writes_outside": 1, "reads_the_solution": 1, "reads_secrets": 1}
+
+
+class Tracked(SandboxSession):
+    """A sandbox session that notes its child's uid and workdir, so the test can see both are gone."""
+    seen: list = []
+
+    def __init__(self, path, stage, layers=None):
+        super().__init__(path, stage, LIMITS, layers=layers)
+        Tracked.seen.append(self)
+
+
+def hostile(twist: str, folder: Path) -> Path:
+    """The reference tools.py with the twist appended: a complete, hostile submission."""
+    path = folder / twist / "tools.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(REFERENCE.read_text() + "\n\n" + (HOSTILE / f"{twist}.py").read_text())
+    return path
+
+
+def maxima(result) -> dict[int, int]:
+    points: dict[int, int] = {}
+    for check in result.results:
+        points[check.check.stage] = points.get(check.check.stage, 0) + check.check.points
+    return points
+
+
+def graded(path: Path, seed: int = 3, layers=None):
+    Tracked.seen = []
+    result = grade(str(path), functools.partial(Tracked, layers=layers), seed=seed, scale=0.3)
+    assert len(Tracked.seen) == len(ALL)
+    for box in Tracked.seen:              # nothing left: no process of its uid, no workdir, no zombie
+        assert gone(box.pid) and not os.path.exists(box.workdir) and box.cleanup_problem is None
+        if box.uid is not None:
+            assert box.uid not in {_uid(pid) for pid in sandbox_processes()}
+    return result
+
+
+def _uid(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+
+
+def test_every_hostile_twist_is_in_the_table():
+    assert sorted(path.stem for path in HOSTILE.glob("*.py")) == sorted(CONTAINED)
+
+
+@pytest.mark.parametrize("twist", sorted(CONTAINED))
+def test_a_hostile_submission_is_contained(twist, tmp_path):
+    if landlock.abi() < NEEDS_LANDLOCK.get(twist, 0):
+        pytest.skip(f"needs Landlock ABI {NEEDS_LANDLOCK[twist]}; this kernel has {landlock.abi()}")
+    if twist == "kills_the_grader" and not Layers.here().confines_writes_and_signals():
+        pytest.skip("this machine cannot keep a child from signalling the grader")
+    lost, words = CONTAINED[twist]
+    result = graded(hostile(twist, tmp_path))
+    scores, most = result.stage_scores(), maxima(result)
+    assert {stage for stage in ALL if scores[stage] < most[stage]} == set(lost)
+    for stage in lost:
+        first = next(check for check in result.results if check.check.stage == stage and not check.passed)
+        assert words in first.message
+    write_results(result, str(tmp_path / "results.json"))
+    write_feedback(result, str(tmp_path / "feedback.md"))
+    assert json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["score"] == result.score
+    assert not (tmp_path / "planted.txt").exists() and not (tmp_path / twist / "planted.txt").exists()
+
+
+@pytest.mark.parametrize("scope", [5, 0], ids=["landlock-5-no-signal-scope", "no-landlock"])
+def test_with_a_layer_missing_the_grader_still_survives_a_kill(tmp_path, scope):
+    layers = Layers.here(landlock_cap=scope)
+    if not layers.confines_writes_and_signals():
+        pytest.skip("without root or Landlock 6 nothing keeps a child from signalling the grader")
+    result = graded(hostile("kills_the_grader", tmp_path), layers=layers)
+    assert result.score == result.max_score        # and this test process is still here to say so
+
+
+# What steals_the_oracle's functions give when they find nothing: its real code.
+NO_ORACLE = """
+def check_args(name, args):
+    return "stolen nothing"
+
+
+def check_result(name, value):
+    return "stolen nothing"
+
+
+def call_tool(name, args):
+    return {"ok": False, "value": None, "error": "stolen nothing"}
+
+
+def call_memo(name, args, memo):
+    return {"ok": False, "value": None, "error": "stolen nothing"}
+
+
+def run(request, max_attempts=3, picker=None):
+    return {"status": "stolen nothing"}
+"""
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_the_oracle_in_reach_of_memory_and_frames_earns_nothing(tmp_path, seed):
+    stolen = graded(hostile("steals_the_oracle", tmp_path), seed=seed)
+    plain = tmp_path / "plain.py"
+    plain.write_text(REFERENCE.read_text() + "\n\n" + NO_ORACLE)
+    assert stolen.stage_scores() == graded(plain, seed=seed).stage_scores()
+
+
+def test_markup_and_surrogates_are_shown_as_text(tmp_path):
+    result = graded(hostile("markup_and_surrogates", tmp_path))
+    write_results(result, str(tmp_path / "results.json"))
+    write_feedback(result, str(tmp_path / "feedback.md"))
+    for written in ("results.json", "feedback.md"):
+        text = (tmp_path / written).read_bytes().decode("utf-8")       # valid UTF-8, no lone surrogate
+        assert "\x1b" not in text and "\x07" not in text and "\udc80" not in text
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    outputs = " ".join(test["output"] for test in results["tests"])
+    assert "ValueError" in outputs
+    markdown = feedback_markdown(result)
+    for line in markdown.splitlines():
+        if "ValueError" in line and not line.startswith(("got:", "expected:")):
+            assert "<img" not in line and "](" not in line     # outside code blocks: escaped
+
+
+def test_what_a_submission_reads_never_reaches_its_feedback(tmp_path):
+    if landlock.abi() < 1:
+        pytest.skip("only Landlock keeps a submission from reading the files its user can read")
+    classmate = tmp_path / "alice" / "tools.py"
+    classmate.parent.mkdir()
+    classmate.write_text("# alice-secret-7f3a\n")
+    path = hostile("reads_secrets", tmp_path)
+    result = graded(path)
+    assert result.score == result.max_score
+    markdown = feedback_markdown(result)
+    for secret in ("alice-secret-7f3a", "ref: refs/heads", "def arg_reasons", "--seed", "BEGIN SOLUTION"):
+        assert secret not in markdown
+
+
+def test_nothing_a_submission_spawns_outlives_its_grading(tmp_path):
+    spawned: list[int] = []
+
+    class KeepingPids(Tracked):
+        def close(self):
+            record = Path(self.workdir, "spawned.pids")
+            if record.exists():
+                spawned.extend(int(pid) for pid in record.read_text().split())
+            super().close()
+
+    result = grade(str(hostile("background_processes", tmp_path)), KeepingPids, seed=5, scale=0.3)
+    assert result.score == result.max_score
+    assert len(spawned) == 7 * len(ALL)            # seven at every import: one import per stage
+    assert [pid for pid in spawned if not gone(pid)] == []
+
+
+def test_tampering_with_the_grader_gains_nothing(tmp_path):
+    tampered = graded(hostile("tamper_grader", tmp_path), seed=4)
+    plain = tmp_path / "plain.py"
+    plain.write_text(REFERENCE.read_text() + "\n\ndef check_args(name, args):\n    return None\n")
+    honest = graded(plain, seed=4).stage_scores()
+    assert all(tampered.stage_scores()[stage] <= honest[stage] for stage in ALL)
