@@ -35,6 +35,8 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # Contract spec key -> JSON Schema keyword, for args and for returns.
 BOUNDS = {"min": "minimum", "max": "maximum"}
 ARG_KEYWORDS = {"allowed": "enum", **BOUNDS}
+# An arg's documentation, the same word in both: what the model reads, never a check.
+DOCUMENTATION = ("description", "default")
 RETURN_KEYWORDS = {**BOUNDS, "max_len": "maxItems"}
 
 # How a result that must not be empty says so, per type (allow_empty False, the default).
@@ -56,7 +58,9 @@ def to_openai(tools: dict) -> list[dict]:
     a type on every schema, items on every array and additionalProperties:
     false on every object, so a tool with an "any" arg, a list without items or
     a dict without properties cannot be strict: it goes with "strict": false
-    (best effort), and loss_report(tools, "openai") says so.
+    (best effort), and loss_report(tools, "openai") says so. An arg's
+    description goes along; its default does not in strict mode, whose subset
+    of JSON Schema has no "default" (a strict tool's model sends null instead).
     """
     check_table(tools)
     described = []
@@ -111,6 +115,8 @@ def object_schema(specs: dict, nullable_optional: bool = False) -> dict:
     properties = {}
     for key, inner in specs.items():
         schema = arg_schema(inner, nullable_optional)
+        if nullable_optional:
+            schema.pop("default", None)
         optional = not inner.get("required", True)
         properties[key] = nullable(schema) if optional and nullable_optional else schema
     required = [key for key, spec in specs.items() if nullable_optional or spec.get("required", True)]
@@ -118,8 +124,9 @@ def object_schema(specs: dict, nullable_optional: bool = False) -> dict:
 
 
 def arg_schema(spec: dict, nullable_optional: bool = False) -> dict:
-    """The JSON Schema of one arg spec, nested properties and items too."""
+    """The JSON Schema of one arg spec, nested properties and items too, with its description and default."""
     schema = typed(spec["type"])
+    schema.update({key: _copy(spec[key]) for key in DOCUMENTATION if key in spec})
     schema.update({keyword: _copy(spec[key]) for key, keyword in ARG_KEYWORDS.items() if key in spec})
     if "properties" in spec:
         schema.update(object_schema(spec["properties"], nullable_optional))
@@ -359,9 +366,10 @@ TYPE_NAMES = {"string": "str", "integer": "int", "number": "float", "boolean": "
 ANNOTATIONS = {"description", "title", "default", "examples", "$comment", "$schema", "$id",
                "deprecated", "readOnly", "writeOnly", "format"}
 
-# The keywords each kind of node may carry besides annotations.
+# The keywords each kind of node may carry besides annotations. "optional": true is
+# the common hand-written way to say "not required", on the property itself.
 ARG_NODE_KEYWORDS = {"type", "enum", "const", "minimum", "maximum", "properties", "required",
-                     "additionalProperties", "items"}
+                     "additionalProperties", "items", "optional"}
 RETURN_NODE_KEYWORDS = {"type", "minimum", "maximum", "maxItems", "minItems", "minLength",
                         "minProperties", "not", "properties", "required", "additionalProperties", "items"}
 
@@ -373,8 +381,12 @@ def from_json_schema(definition: dict, fn: Callable | None = None) -> tuple[str,
 
     Reads OpenAI ({"type": "function", "function": {...}}, or flat as in the
     Responses API), Anthropic, MCP and the sloppy variant ("dict", "float",
-    "any", "tuple"). An optional arg is one left out of required or nullable
-    (OpenAI strict's form): use drop_nulls() on a model's args before the door.
+    "any", "tuple"). An optional arg is one left out of required, nullable
+    (OpenAI strict's form: use drop_nulls() on a model's args before the door),
+    or marked "optional": true. An arg's description and default are kept in
+    its spec, as documentation: the door never fills a default in (the tool's
+    own Python default does, when the arg is left out). "enum" on an array of
+    scalars is read as its items' allowed values, as people who write it mean.
     Returns come from MCP's outputSchema, else {} (any dict passes: add your own).
     Without fn the entry's body raises NotImplementedError("no body bound for
     <name>"), which the door reports as tool:raised:NotImplementedError.
@@ -421,17 +433,25 @@ def fields_from(node: dict, where: str) -> dict:
     properties, required = _properties(node, where)
     specs = {}
     for key, sub in properties.items():
-        spec, nullable_ = arg_from(sub, f"{where}.properties.{key}")
-        if nullable_ or key not in required:
+        spec, optional = arg_from(sub, f"{where}.properties.{key}")
+        if key in required and isinstance(sub, dict) and sub.get("optional") is True:
+            raise ContractError(f"{where}.properties.{key}: optional: true, yet {key!r} is in required; "
+                                "remove one of the two to import")
+        if optional or key not in required:
             spec["required"] = False
         specs[key] = spec
     return specs
 
 
 def arg_from(schema: Any, where: str) -> tuple[dict, bool]:
-    """One property's schema -> (arg spec, whether null is allowed)."""
+    """One property's schema -> (arg spec, whether it may be left out: null allowed, or optional: true)."""
     node, nullable_ = _node(schema, where, ARG_NODE_KEYWORDS)
-    spec = {"type": _kind(node, where)}
+    optional = node.pop("optional", False)
+    if not isinstance(optional, bool):
+        raise ContractError(f"{where}: optional must be true or false, not {optional!r}")
+    if "enum" in node and _kind(node, where) == "list":
+        _enum_to_items(node, where)
+    spec = {"type": _kind(node, where), **_documentation(node, where)}
     values = [node["const"]] if "const" in node else node.get("enum")
     if values is not None:
         if not isinstance(values, list):
@@ -441,11 +461,31 @@ def arg_from(schema: Any, where: str) -> tuple[dict, bool]:
     if spec["type"] == "dict":
         _dict_from(node, where, spec)
     if "items" in node:
-        item, item_nullable = arg_from(node["items"], f"{where}.items")
-        if item_nullable:
-            raise ContractError(f"{where}.items: an item that may be null has no contract; give items one type")
+        item, item_optional = arg_from(node["items"], f"{where}.items")
+        if item_optional:
+            raise ContractError(f"{where}.items: an item that may be null (or left out) has no contract; "
+                                "give items one type")
+        item.pop("default", None)  # an item is never left out, so a default says nothing about it
         spec["items"] = item
-    return spec, nullable_
+    return spec, nullable_ or optional
+
+
+def _documentation(node: dict, where: str) -> dict:
+    """An arg's description and default, kept as they are; a description that is not text is refused."""
+    if "description" in node and not isinstance(node["description"], str):
+        raise ContractError(f"{where}: description must be a string, not {node['description']!r:.40}")
+    return {key: node[key] for key in DOCUMENTATION if key in node}
+
+
+def _enum_to_items(node: dict, where: str) -> None:
+    """{"type": "array", "enum": ["a", "b"]} as its writers mean it: each item is one of them."""
+    values, items = node.pop("enum"), node.get("items", {})
+    if not isinstance(values, list) or not values or any(isinstance(v, (list, dict)) for v in values):
+        raise ContractError(f"{where}: enum on an array is read as its items' allowed values, so it must be "
+                            f"a list of strings or numbers, not {values!r:.60}")
+    if not isinstance(items, dict) or "enum" in items or "const" in items:
+        raise ContractError(f"{where}: enum on the array and on its items; keep the one on items to import")
+    node["items"] = {**items, "enum": values}
 
 
 def _dict_from(node: dict, where: str, spec: dict) -> None:

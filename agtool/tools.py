@@ -46,7 +46,9 @@ JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
 #   arg spec:    type, required (default True), allowed (a list of str, int, float
 #                or bool values), min, max (inclusive, numbers only),
 #                properties (a dict: key -> arg spec; other keys are unknown),
-#                items (a list: ONE arg spec, checked on every item)
+#                items (a list: ONE arg spec, checked on every item),
+#                description (optional: what the model reads about this arg; no check reads it),
+#                default (optional, documentation only: the door never fills it in)
 #   return spec: type, max_len (lists), min, max, allow_empty (default False),
 #                items (a list of dicts: key -> return spec, checked on every item)
 #
@@ -98,7 +100,9 @@ def describe_tools() -> list[dict]:
     Each entry: {"type": "function", "function": {"name", "description",
     "parameters"}}, where parameters is a JSON Schema object with properties
     (type, enum, minimum, maximum; properties and items for nested args),
-    required and additionalProperties: false.
+    required and additionalProperties: false. An arg spec's optional
+    "description" goes along as the property's description (the model reads
+    it); it is an extra: no check needs it, and a table without one is as good.
     """
     # BEGIN SOLUTION
     return [{"type": "function", "function": {"name": name, "description": tool["description"],
@@ -118,9 +122,12 @@ def object_schema(specs: dict) -> dict:
 
 
 def arg_schema(spec: dict) -> dict:
-    """The JSON Schema of one arg spec: type (none for "any"), enum, minimum, maximum, properties, items."""
+    """The JSON Schema of one arg spec: type (none for "any"), enum, minimum, maximum, properties, items,
+    and its description if it has one."""
     # BEGIN SOLUTION
     schema = {} if spec["type"] == "any" else {"type": JSON_TYPES[spec["type"]]}
+    if "description" in spec:
+        schema["description"] = spec["description"]
     if "allowed" in spec:
         schema["enum"] = list(spec["allowed"])
     if "min" in spec:
@@ -139,8 +146,8 @@ class ContractError(ValueError):
     """A contract table with a mistake in it. The message names the tool and the field."""
 
 
-_ARG_KEYS = {"type", "required", "allowed", "min", "max", "properties", "items"}
-_ITEM_KEYS = _ARG_KEYS - {"required"}  # an item of a list is never absent
+_ARG_KEYS = {"type", "required", "allowed", "min", "max", "properties", "items", "description", "default"}
+_ITEM_KEYS = _ARG_KEYS - {"required", "default"}  # an item of a list is never absent, so never defaulted
 _RETURN_KEYS = {"type", "max_len", "min", "max", "allow_empty", "items"}
 _ENTRY_KEYS = {"fn", "description", "args", "returns", "upgrade"}
 
@@ -229,6 +236,8 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
                 raise ContractError(f"{where}[{bound!r}] must be a finite {kind}, not {spec[bound]!r}")
     if "min" in spec and "max" in spec and spec["min"] > spec["max"]:
         raise ContractError(f"{where}: 'min' {spec['min']!r} is above 'max' {spec['max']!r}")
+    if "description" in spec and not isinstance(spec["description"], str):
+        raise ContractError(f"{where}['description'] must be a str (what the model reads), not {spec['description']!r}")
     for flag in ("required", "allow_empty"):
         if flag in spec and not isinstance(spec[flag], bool):
             raise ContractError(f"{where}[{flag!r}] must be True or False, not {spec[flag]!r}")

@@ -327,18 +327,19 @@ def test_the_sloppy_variant_is_read():
     """"dict" is object, "float" is number, "tuple" an array, "any" any value; left out of required: optional."""
     name, entry = schema.from_json_schema(SLOPPY)
     assert name == "calculate_area" and entry["description"] == "Area of a shape."
-    assert entry["args"] == {"base": {"type": "int"}, "height": {"type": "float"},
-                             "unit": {"type": "str", "allowed": ["cm", "m"], "required": False},
+    assert entry["args"] == {"base": {"type": "int", "description": "The base."}, "height": {"type": "float"},
+                             "unit": {"type": "str", "allowed": ["cm", "m"], "default": "cm", "required": False},
                              "corner": {"type": "list", "items": {"type": "int"}, "required": False},
                              "note": {"type": "any", "required": False}}
     assert entry["returns"] == {}
 
 
 def test_pydantic_optional_and_a_missing_description():
-    """anyOf [X, null] is an optional X; a tool without a description takes its title."""
+    """anyOf [X, null] is an optional X; a tool without a description takes its title (pydantic's default kept)."""
     name, entry = schema.from_json_schema(PYDANTIC_MCP)
     assert entry["description"] == "Stock"
-    assert entry["args"] == {"sku": {"type": "str"}, "limit": {"type": "int", "min": 1, "required": False}}
+    assert entry["args"] == {"sku": {"type": "str"},
+                             "limit": {"type": "int", "min": 1, "default": None, "required": False}}
 
 
 @pytest.mark.parametrize("wrapped", [
@@ -355,6 +356,88 @@ def params(**properties):
     return {"name": "t", "parameters": {"type": "object", "properties": properties}}
 
 
+# ── the dialects people write: optional, default, description, enum on an array ─
+
+# As hand-written definitions often are: "optional": true on the property, a default,
+# a description per argument, and enum on an array meaning its items.
+HAND_WRITTEN = {"type": "function", "function": {"name": "find_products", "description": "Find products.",
+    "parameters": {"type": "object", "required": ["query"], "properties": {
+        "query": {"type": "string", "description": "Words to look for."},
+        "region": {"type": "string", "enum": ["busan", "jeju", "seoul"], "optional": True, "default": "seoul",
+                   "description": "Where to look; nearest first."},
+        "colors": {"type": "array", "enum": ["red", "blue"], "optional": True, "description": "Any of these."},
+        "sizes": {"type": "array", "items": {"type": "integer"}, "enum": [1, 2, 3], "optional": True}}}}}
+
+FOUND = {"query": {"type": "str", "description": "Words to look for."},
+         "region": {"type": "str", "allowed": ["busan", "jeju", "seoul"], "default": "seoul",
+                    "description": "Where to look; nearest first.", "required": False},
+         "colors": {"type": "list", "items": {"type": "str", "allowed": ["red", "blue"]},
+                    "description": "Any of these.", "required": False},
+         "sizes": {"type": "list", "items": {"type": "int", "allowed": [1, 2, 3]}, "required": False}}
+
+
+def test_hand_written_definitions_are_read():
+    """optional: true is not required; default and description are kept; enum on an array is its items' enum."""
+    name, entry = schema.from_json_schema(HAND_WRITTEN)
+    assert name == "find_products" and entry["args"] == FOUND
+
+
+def test_a_default_is_documentation_never_filled_in(table, spy):
+    """The door passes no default: a left-out arg reaches the body left out (its own Python default applies)."""
+    body = spy(value={"rows": [1]})
+    name, entry = schema.from_json_schema(HAND_WRITTEN, fn=body)
+    table[name] = {**entry, "returns": {"rows": {"type": "list"}}}
+    assert tools.call_tool(name, {"query": "kettle"})["ok"]
+    assert body.runs == [{"query": "kettle"}]
+    assert tools.call_tool(name, {"query": "kettle", "colors": ["green"]})["error"] == "args:allowed:colors"
+    assert tools.call_tool(name, {"query": "kettle", "sizes": [2, 4]})["error"] == "args:allowed:sizes"
+
+
+@pytest.mark.parametrize("dialect", EXPORTS)
+def test_descriptions_and_defaults_go_back_out_in_every_dialect(dialect):
+    """Every export writes each arg's description; a default too, but not in OpenAI strict mode, which has none."""
+    (described,) = EXPORTS[dialect](dict([schema.from_json_schema(HAND_WRITTEN)]))
+    (properties,) = [each["properties"] for each in schemas_of(dialect, described)[:1]]
+    assert properties["query"]["description"] == "Words to look for."
+    assert properties["region"]["description"] == "Where to look; nearest first."
+    assert properties["colors"]["items"]["enum"] == ["red", "blue"]
+    assert ("default" in properties["region"]) is (dialect != "openai")  # this tool is strict
+    name, entry = schema.from_json_schema(wire(described))
+    expected = {key: {k: v for k, v in spec.items() if dialect != "openai" or k != "default"}
+                for key, spec in FOUND.items()}
+    assert entry["args"] == expected  # the round trip keeps what the dialect can say
+
+
+def test_a_tool_that_cannot_be_strict_keeps_its_default_for_openai():
+    table = {"t": {"fn": dict, "description": "T.", "returns": {},
+                   "args": {"filters": {"type": "dict"}, "n": {"type": "int", "default": 3, "required": False}}}}
+    (described,) = schema.to_openai(table)
+    assert described["function"]["strict"] is False
+    assert described["function"]["parameters"]["properties"]["n"] == {"type": "integer", "default": 3}
+
+
+def test_describe_tools_shows_an_arg_description(table):
+    """describe_tools() writes a spec's description as the property's; a spec without one gets none."""
+    table["find_products"] = dict([schema.from_json_schema(HAND_WRITTEN)])["find_products"]
+    properties = tools.describe_tools()[-1]["function"]["parameters"]["properties"]
+    assert properties["query"] == {"type": "string", "description": "Words to look for."}
+    assert properties["sizes"] == {"type": "array", "items": {"type": "integer", "enum": [1, 2, 3]}}
+    exported = schema.to_anthropic(table)[-1]["input_schema"]
+    del exported["properties"]["region"]["default"]  # describe_tools sends no default: nothing uses it
+    assert tools.describe_tools()[-1]["function"]["parameters"] == exported
+
+
+@pytest.mark.parametrize("spec, words", [
+    ({"type": "str", "description": 7}, ["description", "str"]),
+    ({"type": "list", "items": {"type": "int", "default": 1}}, ["'default'"]),
+    ({"type": "int", "note": "x"}, ["'note'", "description"]),
+], ids=["a description that is not text", "a default on an item", "an unknown key"])
+def test_check_table_knows_description_and_default(spec, words):
+    with pytest.raises(tools.ContractError) as refused:
+        tools.check_table({"t": {"fn": dict, "description": "T.", "args": {"a": spec}, "returns": {}}})
+    assert all(word in str(refused.value) for word in words), str(refused.value)
+
+
 # (what the definition says that the contract cannot hold, the definition, words the message must hold)
 CANNOT = [
     ("a pattern", params(q={"type": "string", "pattern": "^A"}), ["properties.q", "pattern"]),
@@ -366,6 +449,17 @@ CANNOT = [
      ["additionalProperties"]),
     ("positional items", params(q={"type": "array", "prefixItems": [{"type": "integer"}]}), ["prefixItems"]),
     ("a nullable item", params(q={"type": "array", "items": {"type": ["integer", "null"]}}), ["q.items"]),
+    ("an optional item", params(q={"type": "array", "items": {"type": "integer", "optional": True}}), ["q.items"]),
+    ("optional yet required", {"name": "t", "parameters": {"type": "object", "required": ["q"], "properties": {
+        "q": {"type": "string", "optional": True}}}}, ["optional", "'q'", "required"]),
+    ("optional not a bool", params(q={"type": "string", "optional": "yes"}), ["optional", "'yes'"]),
+    ("a description not text", params(q={"type": "string", "description": ["x"]}), ["description"]),
+    ("an enum of arrays on an array", params(q={"type": "array", "enum": [["a", "b"]]}), ["enum", "array"]),
+    ("enum on an array and its items", params(q={"type": "array", "enum": ["a"],
+                                                  "items": {"type": "string", "enum": ["b"]}}), ["enum", "items"]),
+    ("an optional result key said so", {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {
+        "type": "object", "required": ["v"], "properties": {"v": {"type": "integer", "optional": True}}}},
+     ["'optional'"]),
     ("an unknown type", params(q={"type": "date"}), ["'date'"]),
     ("open args", {"name": "t", "input_schema": {"type": "object", "additionalProperties": True}},
      ["additionalProperties"]),
