@@ -11,12 +11,13 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from agtool.syllabus import LESSONS
 from grader.kit.checks import STAGES
 from grader.kit.errors import SessionDied
 from grader.kit.probing import Check, CheckResult, run_check, run_public
 from grader.kit.session import Session, SessionFactory
 
-STAGE_POINTS = {1: 10, 2: 20, 3: 20, 4: 15, 5: 15, 6: 20}   # what the checks of each stage add up to
+STAGE_POINTS = {number: lesson.points for number, lesson in LESSONS.items()}   # what each stage's checks add up to
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def grade_stage(checks: list[Check], path: str, session_factory: SessionFactory,
         return [CheckResult(check, False, f"not run: {died.reason}", died=True) for check in checks]
     try:
         for check in checks:
-            done = {result.check.number: result for result in results}
+            done = {result.check.name: result for result in results}
             died = next((result.message for result in results if result.died), None)
             unmet = [done[need] for need in check.needs if need in done and not done[need].passed]
             if died:

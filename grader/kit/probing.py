@@ -50,7 +50,8 @@ class Check:
     expect: Callable[[Any], Any]                      # case -> JSON data, from the oracle
     compare: Callable[[Any, Any, dict], Mismatch | None]   # case, expected, observation; no oracle
     show: Callable[[Any], str]
-    needs: tuple[int, ...] = ()
+    name: str = ""              # the function that registered it: what other checks name in `needs`
+    needs: tuple[str, ...] = ()
     always: tuple = ()          # cases tried under every seed, before the drawn ones: the lesson's incidents
 
     @property
@@ -76,18 +77,25 @@ class Stage:
     compare: Callable[[Any, Any, dict], Mismatch | None]
     checks: list[Check] = field(default_factory=list)
 
-    def check(self, points: int, examples: int = 12, needs: tuple[int, ...] = (), always: tuple = (),
+    def check(self, number: int, points: int, examples: int = 12, needs: tuple[str, ...] = (), always: tuple = (),
               probe: Callable | None = None, expect: Callable | None = None, compare: Callable | None = None,
               show: Callable | None = None):
         """Register the decorated function: it returns the strategy of cases; its docstring's first
         line is the title a student sees, the rest the hint that names the lesson's pitfall.
 
-        probe, expect, compare and show default to the stage's own.
+        probe, expect, compare and show default to the stage's own. `number` is written out, never
+        counted: a replay label ("2.3") and the public probes stay the same when checks move.
         """
         def register(cases: Callable[[], st.SearchStrategy]):
             title, _, hint = inspect.getdoc(cases).partition("\n\n")
+            known = {check.name: check for check in self.checks}
+            if any(check.number == number for check in self.checks):
+                raise ValueError(f"stage {self.number}: two checks numbered {number}")
+            unknown = [need for need in needs if need not in known]
+            if unknown:
+                raise ValueError(f"check {self.number}.{number} needs {unknown[0]!r}, no earlier check of its stage")
             self.checks.append(Check(
-                stage=self.number, number=len(self.checks) + 1, title=title, hint=" ".join(hint.split()),
+                stage=self.number, number=number, name=cases.__name__, title=title, hint=" ".join(hint.split()),
                 points=points, cases=cases(), examples=examples,
                 probe=probe or self.probe, expect=expect or self.expect, compare=compare or self.compare,
                 show=show or self.show,

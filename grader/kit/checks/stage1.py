@@ -38,13 +38,18 @@ class OwnTable:
 
 
 def probe_own(case: OwnTable) -> dict:
-    return request(1, None, [call("TOOLS", get=True), call("describe_tools")] +
+    """The table and its bodies only: the table's checks score before describe_tools is written."""
+    return request(1, None, [call("TOOLS", get=True)] +
                    [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS])
 
 
-def _own(observation: dict) -> tuple[dict, dict, list]:
-    tools, described, *bodies = observation["results"]
-    return tools, described, bodies
+def probe_described(case: OwnTable) -> dict:
+    return request(1, None, [call("TOOLS", get=True), call("describe_tools")])
+
+
+def _own(observation: dict) -> tuple[dict, list]:
+    tools, *bodies = observation["results"]
+    return tools, bodies
 
 
 def normal(spec: dict) -> dict:
@@ -63,7 +68,7 @@ def normal_specs(specs: dict) -> dict:
 
 
 def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
-    tools, _, _ = _own(observation)
+    tools, _ = _own(observation)
     table = tools.get("value")
     if type(table) is not dict or not table:
         return Mismatch("TOOLS", "a dict: tool name -> entry", got_text(tools))
@@ -114,14 +119,14 @@ def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
     if mismatch is None and table["stock_lookup"].get("upgrade") != "stock_lookup_v2":
         mismatch = Mismatch("TOOLS['stock_lookup']['upgrade']", "'stock_lookup_v2'",
                             py(table["stock_lookup"].get("upgrade")))
-    return mismatch or _body_mismatch(_own(observation)[2], ("stock_lookup",))
+    return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup",))
 
 
 def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
     return (_contract_mismatch(table, "stock_lookup_v2", "args", SEED_ARGS)
             or _contract_mismatch(table, "stock_lookup_v2", "returns", SEED_RETURNS)
-            or _body_mismatch(_own(observation)[2], ("stock_lookup_v2",)))
+            or _body_mismatch(_own(observation)[1], ("stock_lookup_v2",)))
 
 
 def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
@@ -130,7 +135,7 @@ def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
     returns = table.get("delivery_eta", {}).get("returns", {})
     if mismatch is None and not values.same(normal(returns.get("days", {})), DAYS):
         mismatch = Mismatch("TOOLS['delivery_eta']['returns']['days']", py(DAYS), py(returns.get("days")))
-    return mismatch or _body_mismatch(_own(observation)[2], ("delivery_eta",))
+    return mismatch or _body_mismatch(_own(observation)[1], ("delivery_eta",))
 
 
 def seed_schemas(case: OwnTable) -> dict:
@@ -139,7 +144,7 @@ def seed_schemas(case: OwnTable) -> dict:
 
 
 def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
-    tools, described, _ = _own(observation)
+    tools, described = observation["results"]
     problem = description_problem(tools["value"], described, schemas)
     return Mismatch("describe_tools()", "one function per tool in TOOLS, agreeing with it",
                     f"{got_text(described)} ({problem})") if problem else None
@@ -280,7 +285,7 @@ OWN = st.just(OwnTable())
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-@STAGE.check(points=2, examples=1)
+@STAGE.check(number=1, points=2, examples=1)
 def tools_is_a_table():
     """TOOLS is a dict of tool entries with fn, description, args and returns
 
@@ -290,7 +295,7 @@ def tools_is_a_table():
     return OWN
 
 
-@STAGE.check(points=2, examples=1, needs=(1,), **without_oracle(judge_stock_lookup))
+@STAGE.check(number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
 def stock_lookup_contract():
     """TOOLS["stock_lookup"] has the seed's contract and its upgrade is stock_lookup_v2
 
@@ -300,7 +305,7 @@ def stock_lookup_contract():
     return OWN
 
 
-@STAGE.check(points=2, examples=1, needs=(1,), **without_oracle(judge_v2))
+@STAGE.check(number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
 def stock_lookup_v2_contract():
     """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
 
@@ -310,7 +315,7 @@ def stock_lookup_v2_contract():
     return OWN
 
 
-@STAGE.check(points=1, examples=1, needs=(1,), **without_oracle(judge_eta))
+@STAGE.check(number=4, points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
 def delivery_eta_contract():
     """TOOLS["delivery_eta"] takes sku and region, and its days must lie in 0..14
 
@@ -319,7 +324,8 @@ def delivery_eta_contract():
     return OWN
 
 
-@STAGE.check(points=1, examples=1, needs=(1,), expect=seed_schemas, compare=compare_own_description)
+@STAGE.check(number=5, points=1, examples=1, needs=("tools_is_a_table",), probe=probe_described,
+             expect=seed_schemas, compare=compare_own_description)
 def describes_own_tools():
     """describe_tools() describes every tool of TOOLS, and nothing else
 
@@ -328,7 +334,7 @@ def describes_own_tools():
     return OWN
 
 
-@STAGE.check(points=2, examples=20, probe=probe_any, expect=object_schemas, compare=compare_any,
+@STAGE.check(number=6, points=2, examples=20, probe=probe_any, expect=object_schemas, compare=compare_any,
              show=lambda case: show_table(case.table, ("args",)))
 def describes_any_table():
     """describe_tools() gives valid JSON Schema that agrees with any contract table

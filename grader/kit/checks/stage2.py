@@ -170,7 +170,7 @@ INCIDENTS = {
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-@STAGE.check(points=3, examples=20, always=INCIDENTS["good"])
+@STAGE.check(number=1, points=3, examples=20, always=INCIDENTS["good"])
 def accepts_good_args():
     """check_args returns None for args that meet the contract (bounds included, optional args left out, any)
 
@@ -180,7 +180,7 @@ def accepts_good_args():
     return cases()
 
 
-@STAGE.check(points=3, always=INCIDENTS["unknown"])
+@STAGE.check(number=2, points=3, always=INCIDENTS["unknown"])
 def refuses_unknown_names():
     """check_args refuses a name the contract does not have: unknown:<arg>
 
@@ -190,7 +190,7 @@ def refuses_unknown_names():
     return cases("unknown")
 
 
-@STAGE.check(points=2, always=INCIDENTS["missing"])
+@STAGE.check(number=3, points=2, always=INCIDENTS["missing"])
 def refuses_missing_args():
     """check_args refuses a missing required arg: missing:<arg>
 
@@ -200,7 +200,7 @@ def refuses_missing_args():
     return cases("missing")
 
 
-@STAGE.check(points=4, always=INCIDENTS["type"])
+@STAGE.check(number=4, points=4, always=INCIDENTS["type"])
 def refuses_wrong_types():
     """check_args refuses a value of the wrong type, and bool is never an int or a float: type:<arg>
 
@@ -210,7 +210,7 @@ def refuses_wrong_types():
     return cases("type")
 
 
-@STAGE.check(points=3, always=INCIDENTS["range"])
+@STAGE.check(number=5, points=3, always=INCIDENTS["range"])
 def refuses_out_of_range():
     """check_args refuses a number outside min..max, NaN too: range:<arg>
 
@@ -220,7 +220,7 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(points=2, always=INCIDENTS["allowed"])
+@STAGE.check(number=6, points=2, always=INCIDENTS["allowed"])
 def refuses_values_not_allowed():
     """check_args refuses a value not in allowed: allowed:<arg>
 
@@ -229,7 +229,7 @@ def refuses_values_not_allowed():
     return cases("allowed")
 
 
-@STAGE.check(points=2, always=INCIDENTS["nested"])
+@STAGE.check(number=7, points=2, always=INCIDENTS["nested"])
 def checks_inside_nested_args():
     """check_args checks inside dict args (properties) and list args (items), naming the field by its dotted path
 
@@ -239,7 +239,7 @@ def checks_inside_nested_args():
     return cases("nested")
 
 
-@STAGE.check(points=1, always=INCIDENTS["mixed"])
+@STAGE.check(number=8, points=1, always=INCIDENTS["mixed"])
 def names_a_real_failure():
     """check_args names a check that really fails when several do
 

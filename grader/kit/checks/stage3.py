@@ -207,7 +207,7 @@ INCIDENTS = {
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-@STAGE.check(points=4, examples=20, always=INCIDENTS["good"])
+@STAGE.check(number=1, points=4, examples=20, always=INCIDENTS["good"])
 def accepts_good_values():
     """check_result returns None for a value that meets the returns spec
 
@@ -217,7 +217,7 @@ def accepts_good_values():
     return cases()
 
 
-@STAGE.check(points=2, examples=10, always=INCIDENTS["not a dict"])
+@STAGE.check(number=2, points=2, examples=10, always=INCIDENTS["not a dict"])
 def refuses_non_dicts():
     """check_result says shape:result for a value that is not a dict
 
@@ -226,7 +226,7 @@ def refuses_non_dicts():
     return not_dicts()
 
 
-@STAGE.check(points=3, always=INCIDENTS["shape"])
+@STAGE.check(number=3, points=3, always=INCIDENTS["shape"])
 def refuses_wrong_shapes():
     """check_result says shape:<key> for a missing key or a value of the wrong type
 
@@ -236,7 +236,7 @@ def refuses_wrong_shapes():
     return cases("shape")
 
 
-@STAGE.check(points=3, always=INCIDENTS["empty"])
+@STAGE.check(number=4, points=3, always=INCIDENTS["empty"])
 def refuses_empty_values():
     """check_result says empty:<key> for an empty list, dict or str unless allow_empty
 
@@ -245,7 +245,7 @@ def refuses_empty_values():
     return cases("empty")
 
 
-@STAGE.check(points=2, always=INCIDENTS["too_big"])
+@STAGE.check(number=5, points=2, always=INCIDENTS["too_big"])
 def refuses_long_lists():
     """check_result says too_big:<key> for a list longer than max_len
 
@@ -254,7 +254,7 @@ def refuses_long_lists():
     return cases("too_big")
 
 
-@STAGE.check(points=2, always=INCIDENTS["range"])
+@STAGE.check(number=6, points=2, always=INCIDENTS["range"])
 def refuses_out_of_range():
     """check_result says range:<key> for a number outside min..max, NaN too
 
@@ -264,7 +264,7 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(points=3, always=INCIDENTS["items"])
+@STAGE.check(number=7, points=3, always=INCIDENTS["items"])
 def checks_every_item():
     """check_result checks each item of a list against items, naming the dotted path (range:rows.qty)
 
@@ -274,7 +274,7 @@ def checks_every_item():
     return cases("items")
 
 
-@STAGE.check(points=1, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
+@STAGE.check(number=8, points=1, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
 def never_raises():
     """check_result never raises, whatever the value
 

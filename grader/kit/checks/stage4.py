@@ -183,7 +183,7 @@ INCIDENTS = {
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-@STAGE.check(points=3, always=INCIDENTS["ok"],
+@STAGE.check(number=1, points=3, always=INCIDENTS["ok"],
              compare=lambda case, expected, observation: compare(case, expected, observation, exact_keys=True))
 def answers_ok():
     """call_tool returns exactly {ok, value, error}, ok with the tool's value, when every check passes
@@ -193,7 +193,7 @@ def answers_ok():
     return cases("good", ("ok",))
 
 
-@STAGE.check(points=2, always=INCIDENTS["unknown"])
+@STAGE.check(number=2, points=2, always=INCIDENTS["unknown"])
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
@@ -203,7 +203,7 @@ def refuses_unknown_tools():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown tool", "args not a dict")))
 
 
-@STAGE.check(points=3, always=INCIDENTS["bad args"])
+@STAGE.check(number=3, points=3, always=INCIDENTS["bad args"])
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
@@ -212,7 +212,7 @@ def refuses_bad_args_without_running():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
 
-@STAGE.check(points=3, always=INCIDENTS["raise"])
+@STAGE.check(number=4, points=3, always=INCIDENTS["raise"])
 def catches_exceptions():
     """call_tool turns an exception inside the tool into tool:raised:<ExceptionType>
 
@@ -222,7 +222,7 @@ def catches_exceptions():
     return cases("raise", ("ok",))
 
 
-@STAGE.check(points=3, always=INCIDENTS["bad result"])
+@STAGE.check(number=5, points=3, always=INCIDENTS["bad result"])
 def checks_results():
     """call_tool checks the result: result:<reason>, with value None
 
@@ -231,7 +231,7 @@ def checks_results():
     return cases("bad result", ("ok",))
 
 
-@STAGE.check(points=1, examples=15, always=INCIDENTS["order"])
+@STAGE.check(number=6, points=1, examples=15, always=INCIDENTS["order"])
 def checks_in_order():
     """call_tool checks in the spec's order: tool, args shape, args, the body, the result
 

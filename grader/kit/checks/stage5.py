@@ -275,7 +275,7 @@ _GOOD = (("good",),)
 _FAILING = (("raise",), ("bad result",), ("raise", "good"), ("bad result", "good"), ("raise", "raise", "good"))
 
 
-@STAGE.check(points=3, probe=probe_keys, show=show_keys, always=INCIDENTS["equal"], **without_oracle(judge_keys))
+@STAGE.check(number=1, points=3, probe=probe_keys, show=show_keys, always=INCIDENTS["equal"], **without_oracle(judge_keys))
 def keys_ignore_key_order():
     """memo_key gives equal keys for args equal up to key order, nested too
 
@@ -285,7 +285,7 @@ def keys_ignore_key_order():
     return equal_pairs()
 
 
-@STAGE.check(points=3, probe=probe_keys, show=show_keys, always=INCIDENTS["different"],
+@STAGE.check(number=2, points=3, probe=probe_keys, show=show_keys, always=INCIDENTS["different"],
              **without_oracle(judge_keys))
 def keys_tell_args_apart():
     """memo_key gives different keys for different args (1, 1.0 and True differ) and for different tools
@@ -296,7 +296,7 @@ def keys_tell_args_apart():
     return different_pairs()
 
 
-@STAGE.check(points=2, probe=probe_unholdable, show=show_unholdable, **without_oracle(judge_unholdable),
+@STAGE.check(number=3, points=2, probe=probe_unholdable, show=show_unholdable, **without_oracle(judge_unholdable),
              always=INCIDENTS["unholdable"])
 def no_key_for_unholdable_args():
     """memo_key gives None for args JSON cannot hold exactly (NaN, tuples, int keys); call_memo never keeps them
@@ -307,7 +307,7 @@ def no_key_for_unholdable_args():
     return unholdable()
 
 
-@STAGE.check(points=3, always=INCIDENTS["repeated"])
+@STAGE.check(number=4, points=3, always=INCIDENTS["repeated"])
 def repeated_call_runs_once():
     """call_memo runs a repeated call's body once and returns the same envelope every time
 
@@ -316,7 +316,7 @@ def repeated_call_runs_once():
     return scripts(_GOOD)
 
 
-@STAGE.check(points=2, always=INCIDENTS["failing"])
+@STAGE.check(number=5, points=2, always=INCIDENTS["failing"])
 def failures_are_not_remembered():
     """call_memo never remembers a failure: every failing call runs again
 
@@ -325,7 +325,7 @@ def failures_are_not_remembered():
     return scripts(_FAILING, bad_args=True)
 
 
-@STAGE.check(points=2, always=INCIDENTS["changed"])
+@STAGE.check(number=6, points=2, always=INCIDENTS["changed"])
 def changes_do_not_leak():
     """changing an envelope call_memo returned does not change what a later hit returns
 

@@ -286,7 +286,7 @@ def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
     return None
 
 
-@STAGE.check(points=2, examples=1, probe=probe_setup, show=lambda case: "", **without_oracle(judge_setup))
+@STAGE.check(number=1, points=2, examples=1, probe=probe_setup, show=lambda case: "", **without_oracle(judge_setup))
 def constants_and_graph():
     """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", build_graph() a compiled LangGraph: pick, call, fix, answer, give_up
 
@@ -296,7 +296,7 @@ def constants_and_graph():
     return st.just(Setup())
 
 
-@STAGE.check(points=3, always=INCIDENTS["answers"])
+@STAGE.check(number=2, points=3, always=INCIDENTS["answers"])
 def answers():
     """run answers a request whose call succeeds, one door call, through the memo it is given
 
@@ -306,7 +306,7 @@ def answers():
     return worlds((), "good", None, limits=st.sampled_from([None, 1, 2, 4]), runs=3)
 
 
-@STAGE.check(points=4, always=INCIDENTS["fixes"])
+@STAGE.check(number=3, points=4, always=INCIDENTS["fixes"])
 def fixes_what_it_can():
     """run fixes what FIXES fix (region, range, misspelt or invented names, too_big), by full reason, then by prefix
 
@@ -319,7 +319,7 @@ def fixes_what_it_can():
                             else st.sampled_from([4, 5])))
 
 
-@STAGE.check(points=4, always=INCIDENTS["gives up"])
+@STAGE.check(number=4, points=4, always=INCIDENTS["gives up"])
 def gives_up_at_once():
     """run gives up at once on a reason it cannot fix (result:empty above all): one door call, one body run at most
 
@@ -332,7 +332,7 @@ def gives_up_at_once():
             lambda body: worlds((), body, None)))
 
 
-@STAGE.check(points=2, always=INCIDENTS["repeats"])
+@STAGE.check(number=5, points=2, always=INCIDENTS["repeats"])
 def gives_up_on_repeats():
     """run gives up when the same reason comes back
 
@@ -342,7 +342,7 @@ def gives_up_on_repeats():
                      st.sampled_from(["too_big", "too_big_inside"]).flatmap(lambda body: worlds((), body, body)))
 
 
-@STAGE.check(points=3, always=INCIDENTS["limit"])
+@STAGE.check(number=6, points=3, always=INCIDENTS["limit"])
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default)
 
@@ -401,7 +401,7 @@ def odd_or_not(d) -> Case:
     return Case(case.table, tuple(runs))
 
 
-@STAGE.check(points=2, expect=attempt_limits, compare=compare_state)
+@STAGE.check(number=7, points=2, expect=attempt_limits, compare=compare_state)
 def keeps_the_state():
     """run returns the state (tool, args, result, reasons, path, attempts, status, answer); odd requests too
 

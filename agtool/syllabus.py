@@ -1,0 +1,32 @@
+"""The lab's six stages, in one place: what the notebooks, the kit, the grader and the tests all number.
+
+Each lesson is one notebook, one part of agtool/tools.py, one pytest marker and one
+block of the grade. Nothing else in the project spells a stage's title, points or
+notebook: it reads them here.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    title: str          # as the grade's tables and feedback name it
+    points: int         # what the stage's checks add up to
+    notebook: str       # notebooks/<notebook>
+    writes: str         # what the student writes, as the README's table says
+
+    @property
+    def marker(self) -> str:
+        """The pytest marker of the stage's tests: `pytest -m stage3`."""
+        return f"stage{self.number}"
+
+
+LESSONS = {lesson.number: lesson for lesson in (
+    Lesson(1, "contract", 10, "01_contract.ipynb", "TOOLS, describe_tools()"),
+    Lesson(2, "argument check", 20, "02_check_args.ipynb", "check_args()"),
+    Lesson(3, "result check", 20, "03_check_result.ipynb", "check_result()"),
+    Lesson(4, "door", 15, "04_door.ipynb", "call_tool()"),
+    Lesson(5, "memo", 15, "05_memo.ipynb", "memo_key(), call_memo()"),
+    Lesson(6, "retry graph", 20, "06_retry_graph.ipynb", "FIXES, build_graph(), run()"),
+)}
