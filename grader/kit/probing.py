@@ -53,6 +53,7 @@ class Check:
     name: str = ""              # the function that registered it: what other checks name in `needs`
     needs: tuple[str, ...] = ()
     always: tuple = ()          # cases tried under every seed, before the drawn ones: the lesson's incidents
+    spec: tuple[str, ...] = ()  # the sentences of the notebook and of tools.py that this check judges
 
     @property
     def label(self) -> str:
@@ -79,7 +80,7 @@ class Stage:
 
     def check(self, number: int, points: int, examples: int = 12, needs: tuple[str, ...] = (), always: tuple = (),
               probe: Callable | None = None, expect: Callable | None = None, compare: Callable | None = None,
-              show: Callable | None = None):
+              show: Callable | None = None, spec: tuple[str, ...] = ()):
         """Register the decorated function: it returns the strategy of cases; its docstring's first
         line is the title a student sees, the rest the hint that names the lesson's pitfall.
 
@@ -99,7 +100,7 @@ class Stage:
                 points=points, cases=cases(), examples=examples,
                 probe=probe or self.probe, expect=expect or self.expect, compare=compare or self.compare,
                 show=show or self.show,
-                needs=needs, always=always))
+                needs=needs, always=always, spec=spec))
             return cases
         return register
 

@@ -1,0 +1,41 @@
+"""One-line mutants of the reference, and the per-check verdicts a grade gives them.
+
+A mutant is one rule of the spec broken the way a student would break it: a single
+line of agtool/tools.py replaced (the old text must occur exactly once). Its verdicts
+are {label: passed} over every check, judged in-process (LocalSession) with the
+grader's trusted earlier stages standing in, so a mutant can only fail its own stage.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import agtool
+from grader.kit.grading import grade
+from grader.kit.session import LocalSession
+
+REFERENCE = Path(agtool.__file__).with_name("tools.py")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    rule: str            # the spec's rule it breaks, in words
+    old: str             # the reference's text, found exactly once
+    new: str
+    fails: frozenset     # the labels of the checks that must fail, and no others
+
+    def source(self) -> str:
+        reference = REFERENCE.read_text()
+        count = reference.count(self.old)
+        if count != 1:
+            raise AssertionError(f"mutant {self.rule!r}: {self.old!r} occurs {count} times in tools.py")
+        return reference.replace(self.old, self.new)
+
+
+def mutant(rule: str, old: str, new: str, *fails: str) -> Mutant:
+    return Mutant(rule, old, new, frozenset(fails))
+
+
+def verdicts(path: Path, seed: int, stages: tuple[int, ...] | None = None) -> dict[str, bool]:
+    """label -> passed, for every check of `stages` (all by default)."""
+    kwargs = {"stages": stages} if stages else {}
+    return {result.check.label: result.passed for result in grade(str(path), LocalSession, seed=seed, **kwargs).results}
