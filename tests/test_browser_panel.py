@@ -7,72 +7,23 @@ runs all its cells from the Run menu and reads the panel's rendered text.
 The screenshot lands in tests/artifacts/panel.png.
 """
 
-import contextlib
 import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_support import (ARTIFACTS, PAGE_CONFIG, SECONDS, chromium, free_port, get_json,  # noqa: F401
+                             kernel_idle, shut_down, wait_for)
 
 import agtool
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.browser  # one worker runs both browser tests: see conftest.py
 
-CHROMIUM = "/usr/bin/chromium"
-# Headless, and quiet: without the networking flags Chromium keeps calling
-# Google's hosts, which this machine's closed network refuses.
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 NOTEBOOK = Path(__file__).parent / "browser" / "panel_demo.ipynb"
-ARTIFACTS = Path(__file__).parent / "artifacts"
-SECONDS = 1000  # Playwright counts in milliseconds
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def get_json(url: str):
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.load(response)
-
-
-def wait_for(what: str, ready, seconds: float, server: subprocess.Popen, log: Path):
-    """Poll ready() until it gives something true; fail naming `what` (with the server's log) if not."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"JupyterLab exited with code {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            found = ready()
-        except OSError:  # not listening yet
-            found = None
-        if found:
-            return found
-        time.sleep(0.25)
-    pytest.fail(f"{what} did not happen within {seconds} s; JupyterLab said:\n{log.read_text()[-3000:]}")
-
-
-def shut_down(server: subprocess.Popen):
-    """SIGTERM (the server then shuts its kernels down), then SIGKILL for whatever is left of its group."""
-    server.terminate()
-    try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait(timeout=10)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGKILL)
 
 
 @pytest.fixture
@@ -81,9 +32,7 @@ def lab(tmp_path):
     shutil.copy(NOTEBOOK, tmp_path)
     config = tmp_path / ".jupyter"  # this run's own settings, not the user's
     (config / "labconfig").mkdir(parents=True)
-    # The news announcement would pop up over the notebook; it is a plugin like any other.
-    (config / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(tmp_path / ".runtime"),
            "IPYTHONDIR": str(tmp_path / ".ipython")}
     port, log = free_port(), tmp_path / "jupyterlab.log"
@@ -103,30 +52,6 @@ def lab(tmp_path):
         shut_down(server)
 
 
-@pytest.fixture
-def chromium():
-    """Debian's Chromium under Playwright; a missing piece fails the test with what to install."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("The browser test needs Playwright for Python: pip install -r requirements.txt")
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"The browser test needs Debian's Chromium at {CHROMIUM}: "
-                    "apt-get install -y chromium (make browser-deps does it as root)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def kernel_idle(url: str) -> bool:
-    sessions = get_json(f"{url}/api/sessions")
-    return any(s["path"].endswith("panel_demo.ipynb") and s["kernel"]["execution_state"] == "idle"
-               for s in sessions)
-
-
 def run_all_cells(page):
     """Run ▸ Run All Cells, from JupyterLab's menu bar."""
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
@@ -140,7 +65,7 @@ def test_the_panel_renders_counters_reasons_and_path_in_jupyterlab(chromium, lab
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{url}/lab/tree/panel_demo.ipynb")
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90 * SECONDS)
-    wait_for("the notebook's kernel starting", lambda: kernel_idle(url), 90, server, log)
+    wait_for("the notebook's kernel starting", lambda: kernel_idle(url, "panel_demo.ipynb"), 90, server, log)
     run_all_cells(page)
 
     panel = page.locator(".agtool-panel")

@@ -1,0 +1,91 @@
+"""For the whole suite (tests/ and notebooks/) under pytest-xdist, as `make test` runs it (-n auto).
+
+- Scheduling: every test is its own unit of work, except that a notebook's cells (one
+  test each, run in order in one kernel) go to one worker together, and so do the
+  browser tests (one JupyterLab and one Chromium at a time: on two cores, two of each
+  make both slow). Bigger units are handed out first. xdist's own loadgroup does not do
+  this here: it marks a test's group by rewriting a nodeid attribute that pytest 9 no
+  longer reads, so the marks were silently ignored and notebooks split across workers.
+- The controller reports a test only when it ends, so a few long tests (the browser
+  tests, the kit's notebooks) would leave minutes of silence: after QUIET seconds with no
+  report it names what is still running, and how long it has been.
+"""
+
+import re
+import threading
+import time
+
+import pytest
+
+QUIET = 30  # seconds
+
+
+BROWSER_TESTS = re.compile(r"tests/test_browser_\w+\.py")
+
+
+def work_unit(nodeid: str) -> str:
+    """The tests that must run in one worker, in order, share the name this gives."""
+    path = nodeid.split("::")[0]
+    if path.endswith(".ipynb"):
+        return path
+    if BROWSER_TESTS.fullmatch(path):
+        return "browser"
+    return nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "load":  # -n alone; an explicit other --dist is left to xdist
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Units(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return work_unit(nodeid)
+
+    return Units(config, log)
+
+
+def pytest_configure(config):
+    # Only the controller of an xdist run: in a single process the test's own output
+    # capture would swallow the lines, and pytest's progress is there anyway.
+    if config.pluginmanager.hasplugin("dsession"):
+        config.pluginmanager.register(Heartbeat(config), "agtool-heartbeat")
+
+
+class Heartbeat:
+    def __init__(self, config):
+        self.config = config
+        self.running: dict[str, float] = {}  # nodeid -> when it started
+        self.last = time.monotonic()
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name="heartbeat", daemon=True)
+
+    def pytest_sessionstart(self):
+        self.thread.start()
+
+    def pytest_sessionfinish(self):
+        self.done.set()
+
+    def pytest_runtest_logstart(self, nodeid):
+        with self.lock:
+            self.running[nodeid] = self.last = time.monotonic()
+
+    def pytest_runtest_logreport(self, report):
+        with self.lock:
+            self.last = time.monotonic()
+            if report.when == "teardown":
+                self.running.pop(report.nodeid, None)
+
+    def _beat(self):
+        while not self.done.wait(5):
+            now = time.monotonic()
+            with self.lock:
+                if now - self.last < QUIET or not self.running:
+                    continue
+                self.last = now
+                running = sorted(self.running.items(), key=lambda item: item[1])
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                names = ", ".join(f"{nodeid.split('@')[0]} ({now - start:.0f} s)" for nodeid, start in running)
+                reporter.write_line(f"... still running: {names}")

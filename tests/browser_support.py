@@ -1,0 +1,91 @@
+"""What the browser tests share: Debian's Chromium under Playwright, and waiting on a JupyterLab.
+
+A missing piece fails the test with what to install, never skips it: `make test`
+installs Chromium (browser-deps) and requirements.txt brings Playwright.
+"""
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+# Headless, and quiet: without the networking flags Chromium keeps calling
+# Google's hosts, which this machine's closed network refuses.
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+ARTIFACTS = Path(__file__).parent / "artifacts"
+SECONDS = 1000  # Playwright counts in milliseconds
+# The news announcement would pop up over the notebook; it is a plugin like any other.
+PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get_json(url: str):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.load(response)
+
+
+def wait_for(what: str, ready, seconds: float, server: subprocess.Popen, log: Path):
+    """Poll ready() until it gives something true; fail naming `what` (with the server's log) if not."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"JupyterLab exited with code {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            found = ready()
+        except OSError:  # not listening yet
+            found = None
+        if found:
+            return found
+        time.sleep(0.25)
+    pytest.fail(f"{what} did not happen within {seconds} s; JupyterLab said:\n{log.read_text()[-3000:]}")
+
+
+def shut_down(server: subprocess.Popen):
+    """SIGTERM to the server's whole group (the server then shuts its kernels down; a `make` in
+    front of it stops too), then SIGKILL for whatever is left of the group."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=10)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGKILL)
+
+
+def kernel_idle(url: str, notebook: str) -> bool:
+    sessions = get_json(f"{url}/api/sessions")
+    return any(s["path"].endswith(notebook) and s["kernel"]["execution_state"] == "idle" for s in sessions)
+
+
+@pytest.fixture
+def chromium():
+    """Debian's Chromium under Playwright; a missing piece fails the test with what to install."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("The browser test needs Playwright for Python: pip install -r requirements.txt")
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"The browser test needs Debian's Chromium at {CHROMIUM}: "
+                    "apt-get install -y chromium (make browser-deps does it as root)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -1,0 +1,163 @@
+"""`make lab` as a student meets it: the file browser, agtool/tools.py, an edit, a re-run cell.
+
+The test runs the Makefile's own `lab` rule (not a copy of its command line, so the
+two cannot drift) in a copy of the repository in tmp_path; the real agtool/tools.py
+is never touched. Only what a test needs on top of `make lab` is set from outside:
+a free port, no token, and a "browser" that writes down the address JupyterLab asks
+it to open (in a jupyter_server_config.json of this run's own), PYTHONPATH so the
+kernel imports the copy's agtool rather than the editable install, and VENV, the
+Makefile's own variable, naming the venv these tests run in (`-o` so make does not
+reinstall it). Chromium then opens that address, as a student's browser would,
+finds agtool/ and notebooks/ at the top of the file browser, opens tools.py with
+clicks, edits a tool description, saves, re-runs the notebook's describe_tools()
+cell and sees the new description, with no kernel restart (%autoreload). The
+screenshots land in tests/artifacts/lab_*.png.
+"""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from browser_support import (ARTIFACTS, PAGE_CONFIG, SECONDS, chromium, free_port, get_json,  # noqa: F401
+                             kernel_idle, shut_down, wait_for)
+
+pytestmark = pytest.mark.browser  # one worker runs both browser tests: see conftest.py
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRST = "notebooks/01_contract.ipynb"
+# A line of agtool/tools.py that notebook 01's describe_tools() cell prints.
+DESCRIPTION = "Days for a SKU to reach a region."
+EDITED = "Days for a SKU to reach a region, edited in the browser."
+DESCRIBE_CELL = "lab.attempt(tools.describe_tools)"
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """What `make lab` needs of the repository, copied (mtimes kept), without caches."""
+    copy = tmp_path / "repo"
+    for folder in ("agtool", "notebooks"):
+        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_*"))
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, copy / name)
+    assert DESCRIPTION in (copy / "agtool" / "tools.py").read_text()
+    return copy
+
+
+@pytest.fixture
+def make_lab(repo, tmp_path):
+    """(url opened, url of the server, server, log) for `make lab` run in the copy; stopped whatever happens."""
+    config, opened = tmp_path / "jupyter-config", tmp_path / "opened.txt"
+    (config / "labconfig").mkdir(parents=True)
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
+    record = [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')",
+              str(opened), "%s"]
+    port = free_port()
+    (config / "jupyter_server_config.json").write_text(json.dumps({
+        "ServerApp": {"ip": "127.0.0.1", "port": port, "port_retries": 0, "browser": shlex.join(record)},
+        "IdentityProvider": {"token": ""},
+        "LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}}))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "IPYTHONDIR": str(tmp_path / "ipython"), "PYTHONPATH": str(repo)}
+    for inherited in ("MAKEFLAGS", "MAKELEVEL"):  # a `make test` above us must not pass its flags down
+        env.pop(inherited, None)
+    venv = Path(sys.prefix)
+    command = ["make", "--no-print-directory", "-o", f"{venv}/.installed", "lab", f"VENV={venv}"]
+    log = tmp_path / "make-lab.log"
+    with log.open("w") as output:
+        server = subprocess.Popen(command, cwd=repo, env=env, stdout=output, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for("JupyterLab answering", lambda: get_json(f"{url}/api/status"), 120, server, log)
+        first = wait_for("JupyterLab opening a browser", lambda: opened.exists() and opened.read_text().split(),
+                         60, server, log)[0]
+        yield first, url, server, log
+    finally:
+        shut_down(server)
+
+
+def listing(page) -> list[str]:
+    """The names the file browser shows, in its order."""
+    return page.locator(".jp-FileBrowser .jp-DirListing-item .jp-DirListing-itemText").all_inner_texts()
+
+
+def open_in_file_browser(page, name: str):
+    """Double-click `name` in the file browser's listing, as a student does."""
+    page.locator(".jp-FileBrowser .jp-DirListing-item",
+                 has=page.locator(".jp-DirListing-itemText", has_text=re.compile(rf"^{re.escape(name)}$"))).dblclick()
+
+
+def cell(page, source: str):
+    return page.locator(".jp-Notebook .jp-Cell", has=page.locator(".jp-InputArea", has_text=source))
+
+
+def test_make_lab_serves_the_repository_and_an_edit_to_tools_py_reaches_the_notebook(chromium, make_lab, repo):
+    from playwright.sync_api import expect
+
+    first, url, server, log = make_lab
+    command = log.read_text().splitlines()[0]  # make echoes the recipe it runs: what a student's terminal shows
+    assert "jupyter lab" in command and FIRST in command, command
+    assert ("--allow-root" in command) == (os.getuid() == 0), command
+    assert get_json(f"{url}/api/contents/agtool/tools.py")["path"] == "agtool/tools.py"  # 404 when notebooks/ was root
+
+    page = chromium.new_page(viewport={"width": 1600, "height": 1000})
+    page.goto(first)  # what `make lab` asked the browser to open: the first notebook
+    expect(page).to_have_url(re.compile(rf"/lab/tree/{re.escape(FIRST)}"), timeout=60 * SECONDS)
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90 * SECONDS)
+    wait_for("the notebook's kernel starting", lambda: kernel_idle(url, FIRST), 90, server, log)
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    describe = cell(page, DESCRIBE_CELL)
+    expect(describe.locator(".jp-OutputArea")).to_contain_text(DESCRIPTION, timeout=120 * SECONDS)
+    # the copy's module, not the real one (text_content: a cell scrolled out of view renders no inner text)
+    module_line = cell(page, 'print("Your module:"').locator(".jp-OutputArea").text_content()
+    assert f"Your module: {repo / 'agtool' / 'tools.py'}" in module_line, module_line
+
+    # The file browser, at the server's root: the repository, not notebooks/.
+    page.locator(".jp-BreadCrumbs-home").click()
+    expect(page.locator(".jp-FileBrowser .jp-DirListing-itemText", has_text=re.compile("^agtool$"))).to_be_visible()
+    assert {"agtool", "notebooks", "Makefile"} <= set(listing(page)), listing(page)
+    open_in_file_browser(page, "agtool")
+    expect(page.locator(".jp-FileBrowser .jp-DirListing-itemText", has_text=re.compile(r"^tools\.py$"))).to_be_visible()
+    open_in_file_browser(page, "tools.py")
+    editor = page.locator(".jp-FileEditor .cm-content")
+    expect(editor).to_be_visible(timeout=30 * SECONDS)
+
+    # Put the cursor just inside the description's closing quote and type: a student's edit.
+    original = (repo / "agtool" / "tools.py").read_text()
+    (line_number,) = [n for n, line in enumerate(original.splitlines()) if DESCRIPTION in line]
+    editor.click()
+    page.keyboard.press("Control+Home")
+    for _ in range(line_number):
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("End")
+    line = original.splitlines()[line_number]
+    for _ in range(len(line) - line.index(DESCRIPTION) - len(DESCRIPTION) + 1):  # back over '",' and the '.'
+        page.keyboard.press("ArrowLeft")
+    page.keyboard.type(EDITED[len(DESCRIPTION) - 1:-1])  # ", edited in the browser", before the '.'
+    expect(page.locator(".jp-FileEditor .cm-line", has_text=EDITED)).to_have_count(1)
+    page.keyboard.press("Control+s")
+    wanted = original.replace(DESCRIPTION, EDITED)
+    deadline = time.monotonic() + 30
+    while (repo / "agtool" / "tools.py").read_text() != wanted and time.monotonic() < deadline:
+        time.sleep(0.25)
+    assert (repo / "agtool" / "tools.py").read_text() == wanted  # saved, and nothing else changed
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "lab_editor.png")
+
+    # Back to the notebook: re-run the one cell, no restart; autoreload picks the edit up.
+    page.locator(".lm-TabBar-tab", has_text="01_contract.ipynb").click()
+    assert EDITED not in describe.locator(".jp-OutputArea").text_content()
+    describe.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    expect(describe.locator(".jp-OutputArea")).to_contain_text(EDITED, timeout=60 * SECONDS)
+    assert "Traceback" not in describe.locator(".jp-OutputArea").text_content()
+    describe.scroll_into_view_if_needed()
+    page.screenshot(path=ARTIFACTS / "lab_rerun.png")
