@@ -56,6 +56,21 @@ JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
 # in the value: "type:filter.color" is key color of the dict arg filter, and
 # an item of a list is named by its list, so "range:points" is an item of
 # points out of range (as check_result's "range:rows.qty" is the qty of some row).
+#
+# What the grade judges (notebook 01 says the same, word for word):
+#   1.1 Each TOOLS entry is a dict with fn (the function itself, not its name), description,
+#   args and returns; upgrade, if any, names another tool of TOOLS.
+#   1.2 stock_lookup's limit is an int from 1 to 2, its rows a list of at most 2 items {region:
+#   str, qty: int >= 0}, and its upgrade is stock_lookup_v2.
+#   1.3 stock_lookup_v2 takes and gives what stock_lookup does (the same args and returns), has
+#   no upgrade of its own, and its fn is inventory.stock_lookup_v2, the endpoint that honours
+#   limit.
+#   1.4 delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.
+#   1.5 describe_tools() gives one {"type": "function", "function": {...}} entry per tool of
+#   TOOLS, and nothing else.
+#   1.6 Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum
+#   for min and max; required lists the required args; additionalProperties is false. A
+#   description, or a default, in an arg spec is an extra that no check reads.
 
 # BEGIN SOLUTION
 _REGION = {"type": "str", "allowed": list(inventory.REGIONS)}

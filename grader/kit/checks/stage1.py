@@ -53,9 +53,11 @@ def _own(observation: dict) -> tuple[dict, list]:
 
 
 def normal(spec: dict) -> dict:
-    """The spec without defaults said out loud, allowed sorted: two spellings of one spec compare equal."""
+    """The spec without defaults said out loud, allowed sorted, and without the extras no check reads
+    (description, default): two spellings of one spec compare equal."""
     spec = {key: value for key, value in spec.items()
-            if (key, value) not in (("required", True), ("allow_empty", False))}
+            if (key, value) not in (("required", True), ("allow_empty", False))
+            and key not in ("description", "default")}
     if isinstance(spec.get("allowed"), list):
         spec["allowed"] = sorted(spec["allowed"], key=repr)
     if isinstance(spec.get("items"), dict):
@@ -124,9 +126,12 @@ def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
 
 def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
-    return (_contract_mismatch(table, "stock_lookup_v2", "args", SEED_ARGS)
-            or _contract_mismatch(table, "stock_lookup_v2", "returns", SEED_RETURNS)
-            or _body_mismatch(_own(observation)[1], ("stock_lookup_v2",)))
+    mismatch = (_contract_mismatch(table, "stock_lookup_v2", "args", SEED_ARGS)
+                or _contract_mismatch(table, "stock_lookup_v2", "returns", SEED_RETURNS))
+    if mismatch is None and "upgrade" in table["stock_lookup_v2"]:   # the newest: nothing replaces it
+        mismatch = Mismatch("TOOLS['stock_lookup_v2']['upgrade']", "no upgrade (it is the newest)",
+                            py(table["stock_lookup_v2"]["upgrade"]))
+    return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup_v2",))
 
 
 def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
@@ -145,7 +150,7 @@ def seed_schemas(case: OwnTable) -> dict:
 
 def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
     tools, described = observation["results"]
-    problem = description_problem(tools["value"], described, schemas)
+    problem = description_problem(tools["value"], described, schemas, parameters=False)
     return Mismatch("describe_tools()", "one function per tool in TOOLS, agreeing with it",
                     f"{got_text(described)} ({problem})") if problem else None
 
@@ -166,8 +171,11 @@ def schema_for(args: dict, schemas: dict) -> dict | None:
     return want
 
 
-def description_problem(table: dict, result: dict, schemas: dict) -> str | None:
-    """What describe_tools()'s answer gets wrong about `table`, or None (schemas: by contract_key)."""
+def description_problem(table: dict, result: dict, schemas: dict, parameters: bool = True) -> str | None:
+    """What describe_tools()'s answer gets wrong about `table`, or None (schemas: by contract_key).
+
+    parameters=False judges the list (one entry per tool, names, descriptions), True what each
+    entry's parameters say: two checks, so that one mistake costs one of them."""
     if "raised" in result:
         return "it raised"
     described = result["value"]
@@ -182,8 +190,10 @@ def description_problem(table: dict, result: dict, schemas: dict) -> str | None:
         if type(name) is not str or name not in table or name in seen:
             return f"name {py(name)} is not a tool of TOOLS, or comes twice"
         seen.add(name)
-        if function.get("description") != table[name]["description"]:
-            return f"{name}: description is not TOOLS[{name!r}]['description']"
+        if not parameters:   # the list's check: names and descriptions
+            if function.get("description") != table[name]["description"]:
+                return f"{name}: description is not TOOLS[{name!r}]['description']"
+            continue
         want = schema_for(table[name]["args"], schemas)
         if want is None:
             return f"{name}: its args are not the seed's contract; pass checks 1.2 to 1.4 first"
@@ -279,13 +289,39 @@ def any_tables(d) -> AnyTable:
     return AnyTable(table)
 
 
+def _fixed(*contracts: dict) -> tuple[AnyTable, ...]:
+    """One table a contract: a schema mistake shows under every seed, on the smallest table that has it."""
+    return tuple(AnyTable({"t": {"description": "A tool.", "args": contract, "returns": {}, "body": [{"return": {}}]}})
+                 for contract in contracts)
+
+
+# Every keyword describe_tools must write, each in a table of its own (describes_any_table's fixed cases).
+SCHEMA_CASES = _fixed(
+    *({"x": {"type": kind}} for kind in ("str", "int", "float", "bool", "list", "dict", "any")),
+    {"x": {"type": "str", "allowed": ["a", "b"]}}, {"x": {"type": "int", "min": 1}}, {"x": {"type": "float", "max": 2.5}},
+    {"x": {"type": "str"}, "y": {"type": "int", "required": False}}, {},
+    {"x": {"type": "dict", "properties": {"y": {"type": "int", "min": 0}}}},
+    {"x": {"type": "list", "items": {"type": "str", "allowed": ["a"]}}},
+    {"x": {"type": "list", "items": {"type": "dict", "properties": {"y": {"type": "bool", "required": False}}}}},
+)
+
 STAGE = Stage(1, probe_own, lambda case: "", **without_oracle(judge_table))
 OWN = st.just(OwnTable())
 
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-@STAGE.check(number=1, points=2, examples=1)
+# The sentences of notebook 01 and agtool/tools.py each check judges (tests/test_spec_agreement.py).
+SPEC = {
+    1: ('Each TOOLS entry is a dict with fn (the function itself, not its name), description, args and returns; upgrade, if any, names another tool of TOOLS.',),
+    2: ("stock_lookup's limit is an int from 1 to 2, its rows a list of at most 2 items {region: str, qty: int >= 0}, and its upgrade is stock_lookup_v2.",),
+    3: ('stock_lookup_v2 takes and gives what stock_lookup does (the same args and returns), has no upgrade of its own, and its fn is inventory.stock_lookup_v2, the endpoint that honours limit.',),
+    4: ('delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.',),
+    5: ('describe_tools() gives one {"type": "function", "function": {...}} entry per tool of TOOLS, and nothing else.',),
+    6: ('Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum for min and max; required lists the required args; additionalProperties is false. A description, or a default, in an arg spec is an extra that no check reads.',),
+}
+
+@STAGE.check(number=1, spec=SPEC[1], points=2, examples=1)
 def tools_is_a_table():
     """TOOLS is a dict of tool entries with fn, description, args and returns
 
@@ -295,7 +331,7 @@ def tools_is_a_table():
     return OWN
 
 
-@STAGE.check(number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
+@STAGE.check(number=2, spec=SPEC[2], points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
 def stock_lookup_contract():
     """TOOLS["stock_lookup"] has the seed's contract and its upgrade is stock_lookup_v2
 
@@ -305,7 +341,7 @@ def stock_lookup_contract():
     return OWN
 
 
-@STAGE.check(number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
+@STAGE.check(number=3, spec=SPEC[3], points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
 def stock_lookup_v2_contract():
     """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
 
@@ -315,7 +351,7 @@ def stock_lookup_v2_contract():
     return OWN
 
 
-@STAGE.check(number=4, points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
+@STAGE.check(number=4, spec=SPEC[4], points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
 def delivery_eta_contract():
     """TOOLS["delivery_eta"] takes sku and region, and its days must lie in 0..14
 
@@ -324,7 +360,7 @@ def delivery_eta_contract():
     return OWN
 
 
-@STAGE.check(number=5, points=1, examples=1, needs=("tools_is_a_table",), probe=probe_described,
+@STAGE.check(number=5, spec=SPEC[5], points=1, examples=1, needs=("tools_is_a_table",), probe=probe_described,
              expect=seed_schemas, compare=compare_own_description)
 def describes_own_tools():
     """describe_tools() describes every tool of TOOLS, and nothing else
@@ -334,7 +370,7 @@ def describes_own_tools():
     return OWN
 
 
-@STAGE.check(number=6, points=2, examples=20, probe=probe_any, expect=object_schemas, compare=compare_any,
+@STAGE.check(number=6, spec=SPEC[6], points=2, examples=8, always=SCHEMA_CASES, probe=probe_any, expect=object_schemas, compare=compare_any,
              show=lambda case: show_table(case.table, ("args",)))
 def describes_any_table():
     """describe_tools() gives valid JSON Schema that agrees with any contract table
