@@ -212,3 +212,33 @@ def test_tampering_with_the_grader_gains_nothing(tmp_path):
     plain.write_text(REFERENCE.read_text() + "\n\ndef check_args(name, args):\n    return None\n")
     honest = graded(plain, seed=4).stage_scores()
     assert all(tampered.stage_scores()[stage] <= honest[stage] for stage in ALL)
+
+
+# ── the sandbox grades as the in-process session does ────────────────────────
+
+BROKEN = __import__("runpy").run_path(str(Path(__file__).parent / "submissions" / "broken" / "table.py"))["BROKEN"]
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_a_broken_submission_gets_the_same_verdicts_in_the_sandbox_as_in_process(name, tmp_path):
+    from grader.kit.session import LocalSession
+
+    old, new, stage = BROKEN[name]
+    path = tmp_path / "tools.py"
+    path.write_text(REFERENCE.read_text().replace(old, new))
+    confined = grade(str(path), functools.partial(SandboxSession, limits=LIMITS), seed=2, stages=(stage,), scale=0.3)
+    local = grade(str(path), LocalSession, seed=2, stages=(stage,), scale=0.3)
+    assert [(r.check.label, r.passed) for r in confined.results] == [(r.check.label, r.passed) for r in local.results]
+    assert confined.score < local.max_score
+
+
+def test_require_sandbox_refuses_to_grade_where_a_layer_is_missing(tmp_path, monkeypatch, capsys):
+    from grader.__main__ import main
+    from grader.instructor.sandbox import confine
+
+    monkeypatch.setattr(confine.Layers, "here", classmethod(lambda cls, landlock_cap=None: cls(False, False, 0)))
+    results = tmp_path / "results.json"
+    assert main(["grade", str(REFERENCE), "--require-sandbox", "--results", str(results)]) == 2
+    said = capsys.readouterr().err
+    assert "missing: no Landlock" in said and "--require-sandbox" in said
+    assert not results.exists()
