@@ -125,7 +125,8 @@ def enter(job: dict, keep: set[int]) -> None:
         # With Landlock deciding what may be read, the child keeps one capability, to
         # read past file modes: a Python installed under /root (pyenv) would otherwise
         # be unreadable to it, and so would every module the zygote did not preload.
-        keep = 1 << _CAP_DAC_READ_SEARCH if layers.landlock else 0
+        # Only with seccomp too: it refuses open_by_handle_at, the one call the capability adds.
+        keep = 1 << _CAP_DAC_READ_SEARCH if layers.landlock and layers.seccomp else 0
         _libc.prctl(_PR_SET_KEEPCAPS, 1 if keep else 0, 0, 0, 0)
         os.setgroups([])
         os.setresgid(uid, uid, uid)
@@ -204,13 +205,16 @@ def sweep(uid: int) -> None:
     """Kill every process of the child's uid (as root): what it left behind, however it hid.
 
     kill(-1) as that uid reaches every process that uid may signal, which is every
-    process of that uid and nothing else. Done in a short-lived fork that takes the uid.
+    process of that uid and nothing else. Done in a short-lived fork that takes the uid,
+    again until none is left: a process forked while the first kill went round is not missed.
     """
     pid = os.fork()
     if pid == 0:
         try:
             os.setresuid(uid, uid, uid)   # no capabilities left: kill() reaches that uid alone
-            os.kill(-1, signal.SIGKILL)
+            for _ in range(1000):
+                os.kill(-1, signal.SIGKILL)
+                os.kill(-1, 0)            # ProcessLookupError: none of that uid is left
         except BaseException:
             pass
         os._exit(0)
