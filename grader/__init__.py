@@ -30,6 +30,7 @@ class CheckReport:
     grade: "Grade | None" = None     # None when `problem` says why nothing ran
     problem: str = ""
     note: str = ""                   # said once above the table
+    replay: str = ""                 # the terminal command that shows this very table again
 
     @property
     def score(self) -> int:
@@ -41,14 +42,19 @@ class CheckReport:
 
     def __repr__(self) -> str:
         from grader.kit.report import text_table
-        return self.problem or "\n".join(filter(None, (self.note, text_table(self.grade))))
+        return self.problem or "\n".join(filter(None, (self.note, text_table(self.grade), self._replay_line())))
 
     def _repr_html_(self) -> str:
         import html
         from grader.kit.report import html_table
         if self.problem:
             return f"<p>{html.escape(self.problem)}</p>"
-        return (f"<p><i>{html.escape(self.note)}</i></p>" if self.note else "") + html_table(self.grade)
+        note = f"<p><i>{html.escape(self.note)}</i></p>" if self.note else ""
+        replay = f"<p>{html.escape(self._replay_line())}</p>" if self._replay_line() else ""
+        return note + html_table(self.grade) + replay
+
+    def _replay_line(self) -> str:
+        return f"From a terminal: {self.replay}" if self.replay and not self.passed else ""
 
 
 def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
@@ -61,18 +67,21 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
     from grader.kit import public, trusted
     from grader.kit.checks import STAGES
     from grader.kit.grading import grade
+    from grader.kit.report import check_command
     from grader.kit.session import LocalSession
 
     if stage not in STAGES:
         return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, STAGES))}")
+    replay = check_command(stage, path) if seed == 0 else ""   # the command has no --seed: it checks as check(N) does
     path = path or student_module_path()
     if not path:
         return CheckReport(problem="check(): no agtool/tools.py found; pass path='.../tools.py'")
     if trusted.present():
-        return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE))
+        return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE), replay=replay)
     if not public.FILE.exists():
         return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
-    return CheckReport(grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage))
+    return CheckReport(grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage),
+                       replay=replay)
 
 
 def public_note(stage: int) -> str:

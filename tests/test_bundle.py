@@ -8,7 +8,6 @@ import stat
 import subprocess
 import sys
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -16,20 +15,32 @@ from packaging.requirements import Requirement
 
 import agtool
 from grader.__main__ import main
-from grader.instructor.bundle import REQUIREMENTS
+from grader.instructor import lock
+from grader.instructor.bundle import REQUIREMENTS, STUDENT, autograde
 from grader.instructor.release import leaks, solution_lines
+from grader.instructor.sandbox import confine
+from grader.instructor.sandbox.session import SandboxSession
+from grader.kit.grading import grade
+from grader.kit.report import results_json
 
 pytestmark = pytest.mark.grader
 
 PROJECT = Path(agtool.__file__).resolve().parent.parent
 REFERENCE = (PROJECT / "agtool" / "tools.py").read_text()
+BROKEN = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"     # loses stage 3
+SEED = 5
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("bundle") / "autograder.zip"
-    assert main(["gradescope", str(out)]) == 0
+    assert main(["gradescope", str(out), "--seed", str(SEED)]) == 0
     return out
+
+
+def settings(zip_path: Path) -> dict:
+    with zipfile.ZipFile(zip_path) as archive:
+        return json.loads(archive.read("settings.json"))
 
 
 def autograder(bundle: Path, tmp_path: Path, submission: dict[str, str]) -> Path:
@@ -63,13 +74,69 @@ def test_the_reference_scores_100_from_anywhere_under_submission(bundle, tmp_pat
     assert {test["status"] for test in results["tests"]} == {"passed"}
 
 
-def test_a_broken_submission_loses_points_and_still_gets_results(bundle, tmp_path):
-    broken = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"
-    done, results = run_autograder(autograder(bundle, tmp_path, {"tools.py": broken}))
+def test_a_broken_submission_is_graded_on_the_bundles_seed_which_no_student_sees(bundle, tmp_path):
+    root = autograder(bundle, tmp_path, {"tools.py": BROKEN})
+    done, results = run_autograder(root)
     assert done.returncode == 0, done.stderr
     failed = {test["number"].split(".")[0] for test in results["tests"] if test["status"] == "failed"}
     assert failed == {"3"} and results["score"] < 100
-    assert "replay: `python -m grader grade agtool/tools.py --seed 0 --only 3." in json.dumps(results)
+    shown = json.dumps(results)
+    for said in (shown, done.stdout):      # "the seed's contract" is the lab's word; a seed's value is not
+        assert "--seed" not in said and not re.search(r"seed\W{0,3}\d", said, re.I)
+    assert "Replay in your kit: `.venv/bin/python -m grader check 3`" in shown
+    expected = results_json(grade(str(root / "submission" / "tools.py"), SandboxSession, seed=SEED), STUDENT)
+    assert [test["output"] for test in results["tests"]] == [test["output"] for test in expected["tests"]]
+
+
+def test_without_a_seed_one_is_drawn_and_kept_in_the_bundle(tmp_path, capsys):
+    seeds = []
+    for name in ("one.zip", "two.zip"):
+        assert main(["gradescope", str(tmp_path / name)]) == 0
+        seeds.append(settings(tmp_path / name)["seed"])
+        assert f"seed {seeds[-1]} " in capsys.readouterr().out      # told to the instructor, once
+    assert all(type(seed) is int and 0 <= seed < 2 ** 31 for seed in seeds)
+    assert seeds[0] != seeds[1]                                      # drawn: 1 in 2**31 to collide
+
+
+def test_where_a_submission_cannot_be_confined_nothing_is_graded_and_results_say_why(tmp_path, monkeypatch, capsys):
+    """No Landlock signal scoping and not root: a submission could forge results.json or kill the grader."""
+    monkeypatch.setattr(confine.Layers, "here", classmethod(lambda cls, landlock_cap=None: cls(False, True, 0)))
+    source = tmp_path / "source"
+    (source).mkdir()
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "tools.py").write_text(REFERENCE)
+    (source / "settings.json").write_text(json.dumps({"seed": 1, "require_confinement": True}))
+    assert autograde(root, source) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["tests"] == []
+    assert "cannot confine" in results["output"] and "--allow-unconfined" in results["output"]
+    assert "grading" not in capsys.readouterr().out
+    # Built with --allow-unconfined it goes on (here to the next refusal: nothing to grade).
+    (root / "submission" / "tools.py").rename(root / "submission" / "tool.py")
+    (source / "settings.json").write_text(json.dumps({"seed": 1, "require_confinement": False}))
+    assert autograde(root, source) == 0
+    assert "No tools.py" in json.loads((root / "results" / "results.json").read_text())["output"]
+
+
+def test_the_lock_pins_exactly_what_is_installed_and_the_bundle_installs_with_it(bundle):
+    assert lock.disagreements(REQUIREMENTS) == [], "run `python -m grader lock`"
+    assert set(lock.read()) == lock.needed(REQUIREMENTS)
+    with zipfile.ZipFile(bundle) as archive:
+        assert archive.read("constraints.txt") == lock.CONSTRAINTS.read_bytes()
+        setup = archive.read("setup.sh").decode()
+    assert '-c "$source/constraints.txt"' in setup and "libseccomp2" in setup
+    assert "pyseccomp" in lock.read()
+
+
+def test_a_stale_lock_refuses_to_build(tmp_path, monkeypatch, capsys):
+    stale = tmp_path / "constraints.txt"
+    stale.write_text(lock.CONSTRAINTS.read_text().replace("tqdm==", "tqdm==0.0.0+"))
+    monkeypatch.setattr(lock, "CONSTRAINTS", stale)
+    assert main(["gradescope", str(tmp_path / "b.zip"), "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "python -m grader lock" in err and "tqdm" in err and err.count("\n") == 1
+    assert not (tmp_path / "b.zip").exists()
 
 
 def test_a_submission_without_tools_py_gets_a_clear_zero(bundle, tmp_path):
@@ -85,7 +152,9 @@ def test_the_bundle_holds_what_gradescope_runs_and_no_solution(bundle):
     for script in ("setup.sh", "run_autograder"):
         assert modes[script] & stat.S_IXUSR
         assert subprocess.run(["bash", "-n", "-c", files[script].decode()]).returncode == 0
-    assert {"grader/__main__.py", "grader/grading.py", "grader/sandbox.py", "agtool/inventory.py"} <= files.keys()
+    assert {"grader/__main__.py", "grader/kit/grading.py", "grader/instructor/sandbox/session.py",
+            "agtool/inventory.py", "constraints.txt", "settings.json"} <= files.keys()
+    assert settings(bundle) == {"seed": SEED, "require_confinement": True}
     assert "agtool/tools.py" not in files
     agtool_files = {name: content for name, content in files.items() if name.startswith("agtool/")}
     assert leaks(agtool_files, solution_lines(REFERENCE)) == []
@@ -120,23 +189,9 @@ autograde(Path(sys.argv[1]))
 """
 
 
-def installed_with(requirements) -> set[str]:
-    """The distributions pip would install for requirements: them and what they require."""
-    seen, todo = set(), list(requirements)
-    while todo:
-        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
-        if name not in seen:
-            seen.add(name)
-            for line in metadata.requires(name) or []:
-                requirement = Requirement(line)
-                if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                    todo.append(requirement.name)
-    return seen
-
-
 def test_grading_needs_nothing_beyond_the_bundle_requirements(bundle, tmp_path):
     root = autograder(bundle, tmp_path, {"tools.py": REFERENCE})
-    allowed = sorted(installed_with(REQUIREMENTS) | {"agtool-lab"})    # agtool-lab: the bundled source
+    allowed = sorted(lock.needed(REQUIREMENTS) | {"agtool-lab"})    # agtool-lab: the bundled source
     done = subprocess.run([sys.executable, "-c", ONLY_ALLOWED, str(root), json.dumps(allowed)],
                           cwd=root / "source", capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -153,5 +208,5 @@ def test_bad_output_gets_one_clear_line_and_exit_code_2(out, words, tmp_path, ca
 
 def test_the_bundle_is_byte_identical_when_built_twice(bundle, tmp_path):
     again = tmp_path / "again.zip"
-    assert main(["gradescope", str(again)]) == 0
+    assert main(["gradescope", str(again), "--seed", str(SEED)]) == 0
     assert again.read_bytes() == bundle.read_bytes()

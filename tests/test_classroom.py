@@ -3,6 +3,8 @@
 import csv
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from grader.instructor.sandbox.session import SandboxSession
 pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py").read_text()
+ROOT = Path(agtool.__file__).resolve().parents[1]
 HOSTILE = Path(__file__).parent / "submissions" / "hostile"
 NO_RESULT_CHECK = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"   # loses stage 3
 HEADER = ["student", "total", "stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]
@@ -55,7 +58,7 @@ def gradebook(out: Path) -> list[dict]:
 
 def inodes(out: Path) -> dict[str, int]:
     """student -> inode of their results.json: a rewrite (temp file, then replace) changes it."""
-    return {path.parent.name: path.stat().st_ino for path in out.glob("*/results.json")}
+    return {path.parent.name: path.stat().st_ino for path in out.glob("students/*/results.json")}
 
 
 def test_a_class_is_graded_into_a_gradebook_results_and_feedback(klass, tmp_path, capsys):
@@ -68,17 +71,37 @@ def test_a_class_is_graded_into_a_gradebook_results_and_feedback(klass, tmp_path
     assert book["dan"]["total"] == "0"
     assert [stage for stage in HEADER[2:] if book["carol"][stage] != book["alice"][stage]] == ["stage3"]
     for student, row in book.items():
-        results = json.loads((out / student / "results.json").read_text())
+        results = json.loads((out / "students" / student / "results.json").read_text())
         assert float(row["total"]) == results["score"] == sum(float(row[stage]) for stage in HEADER[2:])
         assert {"score", "execution_time", "tests"} <= results.keys()
-        assert (out / student / "feedback.md").read_text().startswith("# agtool lab:")
+        assert (out / "students" / student / "feedback.md").read_text().startswith("# agtool lab:")
     err = capsys.readouterr().err
     assert "not graded: erin: no tools.py in it" in err
     assert "not graded: fay.zip: neither a .py file nor a folder" in err
     assert (out / "histogram.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     alone = grade(str(klass / "carol.py"), SandboxSession, seed=7)     # graded alone: the same
-    results = json.loads((out / "carol" / "results.json").read_text())
+    results = json.loads((out / "students" / "carol" / "results.json").read_text())
     assert [test["score"] for test in results["tests"]] == [check.score for check in alone.results]
+
+
+
+def failed_sections(feedback: str) -> dict[str, str]:
+    """check label -> its section of a feedback.md, for each failed check."""
+    return {label: section.strip()
+            for label, section in re.findall(r"^### ✗ (\d\.\d+) .*?\n\n(.*?)(?=\n\n##|\Z)", feedback, re.M | re.S)}
+
+
+def test_the_feedbacks_replay_line_names_the_students_file_and_replays_the_failure(tmp_path):
+    folder, out = tmp_path / "submissions", tmp_path / "out"
+    write(folder / "carol" / "lab" / "tools.py", NO_RESULT_CHECK)
+    assert main(["class", str(folder), "--out", str(out), "--jobs", "1", "--seed", "7"]) == 0
+    label, section = next(iter(failed_sections((out / "students" / "carol" / "feedback.md").read_text()).items()))
+    replay = re.search(r"replay: `(.+)`$", section, re.M)[1]
+    shown = str((folder / "carol" / "lab" / "tools.py").resolve())
+    assert replay == f".venv/bin/python -m grader grade {shown} --seed 7 --only {label}"
+    done = subprocess.run(shlex.split(replay), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert failed_sections(done.stdout) == {label: section}
 
 
 def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
@@ -107,7 +130,7 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
     run = subprocess.Popen([sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
                            start_new_session=True, stderr=subprocess.DEVNULL)
     try:
-        while not (out / "cat" / "graded.json").exists():     # amy, ben, cat are graded before zed
+        while not (out / "students" / "cat" / "graded.json").exists():     # amy, ben, cat are graded before zed
             assert run.poll() is None, "the run ended before it could be killed"
             time.sleep(0.05)
     finally:
@@ -169,3 +192,98 @@ def test_find_tools_prefers_the_top_then_the_shallowest_and_skips_hidden_folders
     assert find_tools(tmp_path / "a") == tmp_path / "a" / "tools.py"
     write(tmp_path / "b" / ".hidden" / "tools.py", "")
     assert find_tools(tmp_path / "b") is None
+
+
+# ── Ctrl-C: stop soon, leave nothing running, keep what was graded ───────────
+
+def start_time(pid: int) -> str | None:
+    """A process's start time (field 22 of its stat): it tells a reused pid apart."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def process_tree(pid: int) -> set[tuple[int, str]]:
+    """(pid, start time) of pid and every process below it."""
+    found, todo = set(), [pid]
+    while todo:
+        pid = todo.pop()
+        start = start_time(pid)
+        if start is None:
+            continue
+        found.add((pid, start))
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                todo += map(int, Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return found
+
+
+def alive(processes: set[tuple[int, str]]) -> set[tuple[int, str]]:
+    return {(pid, start) for pid, start in processes if start_time(pid) == start}
+
+
+def sandbox_children(processes: set[tuple[int, str]]) -> list[int]:
+    """The confined children among processes: each runs as a uid of its own, from 1,000,000,000 up."""
+    uids = {}
+    for pid, _ in processes:
+        try:
+            uids[pid] = Path(f"/proc/{pid}").stat().st_uid
+        except FileNotFoundError:
+            pass
+    return [pid for pid, uid in uids.items() if uid >= 1_000_000_000]
+
+
+def mentioning(text: str) -> list[int]:
+    """Processes whose command line holds text."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.parametrize("how", ["Ctrl-C in a terminal", "SIGTERM"])
+def test_an_interrupted_class_stops_at_once_leaves_nothing_running_and_resumes(how, tmp_path):
+    """amy is graded, bob loops forever in stage 3, cat waits her turn: the stop comes while bob runs."""
+    folder, out = tmp_path / "submissions", tmp_path / "out"
+    write(folder / "amy.py", REFERENCE)
+    write(folder / "bob.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())
+    write(folder / "cat.py", REFERENCE)
+    run = subprocess.Popen([sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
+                           start_new_session=True, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, tree = time.monotonic() + 300, set()
+        while not ((out / "students" / "amy" / "graded.json").exists() and sandbox_children(tree)):
+            assert run.poll() is None and time.monotonic() < deadline, "bob's grading never started"
+            time.sleep(0.05)
+            tree = process_tree(run.pid)    # the run, its worker, the worker's zygote, bob's confined child
+        if how == "SIGTERM":
+            run.send_signal(signal.SIGTERM)
+        else:                               # a terminal sends it to the whole foreground group
+            os.killpg(run.pid, signal.SIGINT)
+        try:
+            _, err = run.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"class still running 20 s after {how}")
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and "run the same command to resume" in err
+    assert [row["student"] for row in gradebook(out)] == ["amy"]
+    time.sleep(0.5)                         # the zygotes reap on their way out
+    assert alive(tree) == set(), "processes of the run outlived it"
+    assert mentioning(str(folder)) == []
+    kept = inodes(out)
+    write(folder / "bob.py", REFERENCE)     # bob fixes his loop; the rerun grades him and cat
+    assert main(["class", str(folder), "--out", str(out), "--jobs", "2"]) == 0
+    assert inodes(out)["amy"] == kept["amy"]
+    assert [(row["student"], row["total"]) for row in gradebook(out)] == [("amy", "100"), ("bob", "100"),
+                                                                         ("cat", "100")]

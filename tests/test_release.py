@@ -12,6 +12,7 @@ import json
 import os
 import re
 import runpy
+import shlex
 import shutil
 import subprocess
 import sys
@@ -206,16 +207,28 @@ def test_the_kit_has_what_students_need(kit):
                    "agtool/__init__.py", "agtool/tools.py", "agtool/inventory.py", "agtool/lab.py",
                    "agtool/panel.py", *(f"notebooks/{name}" for name in STAGE_NOTEBOOKS)]:
         assert needed in files
-    assert {"grader/__init__.py", "grader/public_probes.json", "grader/selfcheck.py"} <= files  # check() needs them
+    assert {"grader/__init__.py", "grader/kit/public_probes.json", "grader/kit/selfcheck.py",   # check() needs them
+            "grader/__main__.py", "grader/kit/cli.py"} <= files                               # and check N too
     assert (kit / "requirements.txt").read_bytes() == (ROOT / "requirements.txt").read_bytes()
 
 
 def test_the_kit_has_no_oracle_and_no_instructor_commands(kit):
-    """The oracle solves every stage; grading strangers' code and making kits are the instructor's."""
+    """The oracle solves every stage; grading strangers' code and making kits are the instructor's.
+    grader/__main__.py ships, and in the kit it offers `check` alone."""
     files = set(read_tree(kit))
-    for kept_back in ["oracle", "__main__", "sandbox", "landlock", "classroom", "bundle", "bench", "release"]:
-        assert f"grader/{kept_back}.py" not in files
-    assert not any(path.startswith(("grader/gradescope/", "grader/kit_template/")) for path in files)
+    assert not any(path.startswith("grader/instructor/") for path in files)
+    for kept_back in ["oracle", "sandbox", "session", "zygote", "landlock", "confine", "classroom", "bundle",
+                      "bench", "release", "lock", "trusted/args"]:
+        assert not any(path.startswith("grader/") and path.endswith(f"/{kept_back}.py")
+                       and path != "grader/kit/session.py" for path in files), kept_back
+    helped = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=kit, env=kit_env(kit),
+                            capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0, helped.stderr[-2000:]
+    commands = re.findall(r"^    (\w+)", helped.stdout, re.M)
+    assert commands == ["check"], helped.stdout
+    refused = subprocess.run([sys.executable, "-m", "grader", "grade", "agtool/tools.py"], cwd=kit,
+                             env=kit_env(kit), capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
 
 
 # What a kit's check(N) gives: run with only the kit on the path (nothing of the repository's grader).
@@ -261,6 +274,35 @@ def test_the_kits_check_passes_the_reference_and_make_test_says_so(kit_files, tm
     done = subprocess.run([sys.executable, "-m", "grader.kit.selfcheck"], cwd=finished, env=kit_env(finished),
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "✗" not in done.stdout, done.stdout[-3000:]
+    assert done.stdout.count("\n") == 1 and done.stdout.startswith("6 of 6 stages pass"), done.stdout
+
+
+def test_make_test_on_the_skeleton_is_one_line_naming_what_shows_why(kit):
+    done = subprocess.run([sys.executable, "-m", "grader.kit.selfcheck"], cwd=kit, env=kit_env(kit),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stdout.count("\n") == 1 and done.stdout.startswith("0 of 6 stages pass"), done.stdout
+    assert done.stdout.rstrip().endswith("see why: .venv/bin/python -m grader check 1")
+
+
+def test_the_kits_replay_line_runs_in_a_terminal_and_shows_the_same_failure(kit_files, tmp_path):
+    """check(2)'s table names `.venv/bin/python -m grader check 2`; run in the kit, it prints that very table
+    and exits 1. (The kit's .venv is the repository's, linked: what `make lab` would have made.)"""
+    broken = runpy.run_path(str(ROOT / "tests" / "submissions" / "broken" / "table.py"))["BROKEN"]
+    old, new = next((old, new) for old, new, stage in broken.values() if stage == 2)
+    student = tmp_path / "student"
+    release.write_kit(kit_files, student)
+    (student / release.STUDENT_MODULE).write_text(REFERENCE.replace(old, new))
+    (student / ".venv").symlink_to(Path(sys.executable).parents[1], target_is_directory=True)
+    (report,) = kit_check(student, [(2, None)])
+    replay = re.search(r"^From a terminal: (.+)$", report, re.M)
+    assert replay and replay[1] == ".venv/bin/python -m grader check 2", report
+    done = subprocess.run(shlex.split(replay[1]), cwd=student, env=kit_env(student), capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stdout.rstrip("\n") == report and "✗ 2." in done.stdout
+
+
 
 
 def test_the_kits_check_catches_every_broken_submission_in_its_stage(kit, tmp_path):

@@ -1,48 +1,70 @@
-"""`python -m grader gradescope OUT.zip`: this very grader as a Gradescope autograder.
+"""`python -m grader gradescope OUT.zip [--seed N]`: this very grader as a Gradescope autograder.
 
 The zip holds at its root what Gradescope asks for, setup.sh (run once, when the
 autograder's image is built) and run_autograder (run for every submission), and
-beside them requirements.txt, the grader/ package and of agtool/ only what a
-student's tools.py imports (the inventory). The reference solution, and the lab
-modules built on it, never leave this repository; a submission brings its own.
+beside them requirements.txt with constraints.txt (every package pinned to the
+version the tests ran with: `python -m grader lock`), settings.json (the seed, and
+whether to refuse an unconfined container), the grader/ package and of agtool/ only
+what a student's tools.py imports (the inventory). The reference solution, and the
+lab modules built on it, never leave this repository; a submission brings its own.
+
+The seed is the instructor's (--seed) or drawn at random when the bundle is built and
+kept in it: every submission is graded on the same hidden inputs, and no student sees
+the seed (not in results.json, nor in its feedback, whose replay line points to the
+kit's own check instead).
 
 On Gradescope's machine run_autograder calls `python -m grader.instructor.bundle ROOT`
 (`autograde` below), which grades ROOT/submission/**/tools.py with the same
 grade() and writes the same results.json as `python -m grader grade`, every
-stage in its own sandbox. ROOT is /autograder there, a temp dir in the tests.
+stage in its own sandbox. It refuses to grade (score 0, the reason in results.json)
+when the container cannot stop a submission from writing results.json itself or
+from killing the grader, unless the bundle was built with --allow-unconfined.
+ROOT is /autograder there, a temp dir in the tests.
 """
 
 import argparse
 import io
 import json
 import re
+import secrets
 import sys
 import zipfile
 from pathlib import Path
 
-from grader.instructor.classroom import SHOWN_PATH, find_tools
-from grader.kit.report import write_atomically
+from grader.instructor.classroom import find_tools
+from grader.kit.report import Audience, write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "gradescope"
+SETTINGS = "settings.json"
 LAB_MODULES = ("agtool/__init__.py", "agtool/inventory.py")   # what the reference tools.py imports
 NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template)/")
 # What runs on Gradescope: the grader (tqdm comes with classroom.py, whose find_tools
-# it shares), and what a student's tools.py imports.
-REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "tqdm")
+# it shares; pyseccomp is the sandbox's filter), and what a student's tools.py imports.
+REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "tqdm", "pyseccomp")
+STUDENT = Audience(seed_shown=False)
 _EXECUTABLE = 0o100755 << 16        # a zip entry's Unix mode lives in the top half of external_attr
+MAX_SEED = 2 ** 31
 
 
 class BundleError(Exception):
     """The bundle cannot be made; the message says what to do."""
 
 
-def bundle_files(root: Path = ROOT) -> dict[str, bytes]:
+def bundle_files(seed: int, confine: bool = True, root: Path = ROOT) -> dict[str, bytes]:
     """Every file of the bundle, path -> content, sorted."""
+    from grader.instructor import lock
     from grader.instructor.release import SKIPPED   # here: release needs nbformat, which Gradescope does not
 
+    stale = lock.disagreements(REQUIREMENTS)
+    if stale:
+        raise BundleError(f"{lock.CONSTRAINTS.name} is not what is installed ({stale[0]}"
+                          + (f", and {len(stale) - 1} more" if len(stale) > 1 else "")
+                          + "): run `python -m grader lock`, then the tests, then build again")
     files = {name: (SCRIPTS / name).read_bytes() for name in ("setup.sh", "run_autograder")}
+    files["constraints.txt"] = lock.CONSTRAINTS.read_bytes()
     files["requirements.txt"] = requirements((root / "requirements.txt").read_text()).encode()
+    files[SETTINGS] = (json.dumps({"seed": seed, "require_confinement": confine}, indent=1) + "\n").encode()
     files.update({name: (root / name).read_bytes() for name in LAB_MODULES})
     for path in sorted((root / "grader").rglob("*")):
         name = path.relative_to(root).as_posix()
@@ -76,49 +98,94 @@ def write_zip(files: dict[str, bytes], out: Path) -> None:
     write_atomically(out, data.getvalue())
 
 
-def autograde(root: Path) -> int:
+def autograde(root: Path, source: Path = ROOT) -> int:
     """Grade root/submission's tools.py into root/results/results.json. Exit code 0 whenever it did."""
+    results = root / "results" / "results.json"
+    print(f"grader: {Path(__file__).resolve().parent}")
+    try:
+        settings = json.loads((source / SETTINGS).read_text())
+        seed, confine = settings["seed"], settings["require_confinement"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return _zero(results, f"{SETTINGS} is missing or unreadable in this autograder ({error})", NOT_SET_UP)
+    refusal = confinement_problem() if confine else None
+    if refusal:
+        return _zero(results, refusal, NOT_CONFINED.format(refusal=refusal))
+    path = find_tools(root / "submission")
+    if path is None:
+        return _zero(results, "no tools.py in the submission", NOTHING_TO_GRADE)
     from grader.kit.grading import grade
     from grader.kit.report import write_results
     from grader.instructor.sandbox.session import SandboxSession
 
-    results = root / "results" / "results.json"
-    print(f"grader: {Path(__file__).resolve().parent}")
-    path = find_tools(root / "submission")
-    if path is None:
-        print("no tools.py in the submission")
-        write_atomically(results, json.dumps({"score": 0, "output": NOTHING_TO_GRADE, "tests": []}, indent=1))
-        return 0
-    print(f"grading {path}")
-    write_results(grade(str(path), SandboxSession), results, SHOWN_PATH)
+    print(f"grading {path}")          # never the seed: stdout is the instructor's, but may be shown
+    write_results(grade(str(path), SandboxSession, seed=seed), results, STUDENT)
+    return 0
+
+
+def confinement_problem() -> str | None:
+    """What this container lacks to keep a submission from forging results.json or killing the grader."""
+    from grader.instructor.sandbox.confine import Layers
+
+    layers = Layers.here()
+    print(layers.describe())
+    if layers.confines_writes_and_signals():
+        return None
+    return "; ".join(layers.missing())
+
+
+def _zero(results: Path, said: str, output: str) -> int:
+    print(said)
+    write_atomically(results, json.dumps({"score": 0, "output": output, "tests": []}, indent=1) + "\n")
     return 0
 
 
 NOTHING_TO_GRADE = ("No tools.py was found in your submission. Upload your agtool/tools.py "
                     "(on its own, in a folder, or in a zip), then submit again.")
+NOT_SET_UP = "This autograder is not set up: nothing was graded. Please tell your instructor."
+NOT_CONFINED = ("Not graded: this autograder's container cannot confine a submission ({refusal}). "
+                "Nothing was run; please tell your instructor. Instructor: use a base image with a "
+                "Linux 6.12+ kernel (Landlock) or run the autograder as root, or rebuild the bundle "
+                "with `python -m grader gradescope --allow-unconfined` to grade without that fence.")
 
 
 def command(parser: argparse.ArgumentParser):
     """The `gradescope` subcommand's arguments; returns what runs it."""
     parser.add_argument("out", metavar="OUT.zip", help="the autograder zip to write")
+    parser.add_argument("--seed", type=_seed, help="what every submission's random inputs are drawn from "
+                                                   "(default: drawn at random, kept in the bundle)")
+    parser.add_argument("--allow-unconfined", action="store_true",
+                        help="grade even where the container cannot confine a submission's writes and signals")
     return run
+
+
+def _seed(text: str) -> int:
+    if not text.isdigit() or int(text) >= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {MAX_SEED - 1}, not {text!r}")
+    return int(text)
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the bundle; exit 0 when written, 2 on bad input."""
+    from grader.instructor.outputs import file_problem
+
     out = Path(args.out)
     if out.suffix != ".zip":
         return _refuse(f"OUT.zip {str(out)!r} must end in .zip: Gradescope takes a zip")
     if not out.parent.is_dir():
         return _refuse(f"OUT.zip {str(out)!r}: the folder {str(out.parent)!r} does not exist; create it first")
+    problem = file_problem("OUT.zip", str(out))
+    if problem:
+        return _refuse(problem)
+    seed = secrets.randbelow(MAX_SEED) if args.seed is None else args.seed
     try:
-        files = bundle_files()
+        files = bundle_files(seed, confine=not args.allow_unconfined)
         write_zip(files, out)
     except BundleError as error:
         return _refuse(str(error))
     except OSError as error:
         return _refuse(f"OUT.zip {str(out)!r} cannot be written ({error.strerror}): choose a folder you can write to")
-    print(f"{out}: {len(files)} files; upload it on the assignment's Configure Autograder page")
+    print(f"{out}: {len(files)} files, seed {seed} (kept in the bundle's {SETTINGS}; students never see it); "
+          "upload it on the assignment's Configure Autograder page")
     return 0
 
 

@@ -52,10 +52,12 @@ from grader.kit import public
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "kit_template"
 STUDENT_MODULE = "agtool/tools.py"
-# What of the grader ships: what check(N) imports, and nothing else. Not the oracle
-# (it solves the stages), nor grading strangers' code (sandbox, landlock, classroom,
-# bundle, bench, the command line) nor this file: without the oracle, check(N) judges
-# the public probes, written into the kit as PROBES.
+# What of the grader ships: grader/kit/ whole, what check(N) and `python -m grader check N`
+# run, with the command line's entry point (grader/__main__.py, which registers the
+# instructor's commands only where grader/instructor/ exists). Not the oracle (it solves
+# the stages), nor grading strangers' code (sandbox, classroom, bundle, bench, the
+# instructor's commands) nor this file: without the oracle, check(N) judges the public
+# probes, written into the kit as PROBES.
 KIT_GRADER = re.compile(r"grader/(__init__|__main__|kit/.+)\.py")
 PROBES = "grader/kit/public_probes.json"
 

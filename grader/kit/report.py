@@ -12,7 +12,9 @@ import html
 import json
 import os
 import re
+import shlex
 import tempfile
+from dataclasses import dataclass
 
 from grader.kit.grading import Grade
 from grader.kit.probing import CheckResult
@@ -23,8 +25,42 @@ MAX_RESULTS_BYTES = 1_000_000     # Gradescope refuses more
 FIELD_LIMIT = 1500                # characters of one shown input, expected or got
 
 
-def replay_command(grade: Grade, label: str, path: str | None = None) -> str:
-    return f"python -m grader grade {path or grade.path} --seed {grade.seed} --only {label}"
+# How both READMEs name the virtual environment's python: a bare `python` may be another
+# interpreter, without the lab's packages.
+VENV_PYTHON = ".venv/bin/python"
+
+
+def check_command(stage: int, path: str | None = None) -> str:
+    """What replays a check(N) table from a terminal: the repository's or the kit's own check."""
+    return f"{VENV_PYTHON} -m grader check {stage}" + (f" {shlex.quote(path)}" if path else "")
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who reads a report: it decides what the replay line runs and whether the seed shows."""
+    path: str | None = None   # the student's file as the reader names it; None: the path graded
+    seed_shown: bool = True   # on Gradescope the seed is what keeps the graded inputs hidden
+
+    def replay(self, grade: Grade, check) -> str:
+        if not self.seed_shown:
+            return (f"Replay in your kit: {_code_span(check_command(check.stage))} (its public probes; "
+                    "the inputs that graded you stay hidden)")
+        command = (f"{VENV_PYTHON} -m grader grade {shlex.quote(self.path or grade.path)} "
+                   f"--seed {grade.seed} --only {check.label}")
+        return f"Seed {grade.seed}; replay: {_code_span(command)}"
+
+    def seed(self, grade: Grade) -> str:
+        return f" (seed {grade.seed})" if self.seed_shown else ""
+
+
+INSTRUCTOR = Audience()
+
+
+def _code_span(text: str) -> str:
+    """Inline code that a backtick in a student's path cannot close early (CommonMark: a longer fence)."""
+    text = clean_text(text, limit=10 ** 9)
+    fence = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    return f"{fence} {text} {fence}" if "`" in text else f"`{text}`"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -41,7 +77,7 @@ def _prose(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", html.escape(clean_text(text, limit=10 ** 9), quote=False))
 
 
-def check_output(result: CheckResult, grade: Grade, path: str | None = None, limit: int = FIELD_LIMIT) -> str:
+def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUCTOR, limit: int = FIELD_LIMIT) -> str:
     """One check's feedback, in Markdown."""
     check = result.check
     said = _prose(result.message if result.message.endswith((".", "?", "!", ")")) else result.message + ".")
@@ -54,19 +90,18 @@ def check_output(result: CheckResult, grade: Grade, path: str | None = None, lim
         lines += ["", "The smallest failing input the grader found:", "", "```python", _cut(shown, limit), "```",
                   "", "```", f"expected: {_cut(failure.expected, limit)}", f"got:      {_cut(failure.got, limit)}",
                   "```"]
-    lines += ["", f"Hint: {check.hint}", "",
-              f"Seed {grade.seed}; replay: `{replay_command(grade, check.label, path)}`"]
+    lines += ["", f"Hint: {check.hint}", "", audience.replay(grade, check)]
     return "\n".join(lines)
 
 
-def results_json(grade: Grade, path: str | None = None) -> dict:
+def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
     """Gradescope's results.json for a grade, kept under 1 MB."""
     limit = FIELD_LIMIT
     while True:
         results = {
             "score": grade.score,
             "execution_time": round(grade.seconds, 3),
-            "output": summary(grade),
+            "output": summary(grade, audience),
             "output_format": "md",
             "visibility": "visible",
             "stdout_visibility": "hidden",
@@ -76,7 +111,7 @@ def results_json(grade: Grade, path: str | None = None) -> dict:
                 "score": result.score,
                 "max_score": result.check.points,
                 "status": "passed" if result.passed else "failed",
-                "output": check_output(result, grade, path, limit),
+                "output": check_output(result, grade, audience, limit),
                 "output_format": "md",
                 "tags": [f"stage{result.check.stage}"],
                 "visibility": "visible",
@@ -87,26 +122,26 @@ def results_json(grade: Grade, path: str | None = None) -> dict:
         limit //= 4
 
 
-def summary(grade: Grade) -> str:
+def summary(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
     """Total and per-stage scores, in Markdown."""
     maxima = {}
     for result in grade.results:
         maxima[result.check.stage] = maxima.get(result.check.stage, 0) + result.check.points
     scores = grade.stage_scores()
     rows = [f"| {stage} · {STAGE_TITLES[stage]} | {scores[stage]} / {maxima[stage]} |" for stage in sorted(maxima)]
-    return "\n".join([f"**{grade.score} / {grade.max_score}** (seed {grade.seed})", "",
+    return "\n".join([f"**{grade.score} / {grade.max_score}**{audience.seed(grade)}", "",
                       "| stage | score |", "|---|---|", *rows])
 
 
-def feedback_markdown(grade: Grade, path: str | None = None) -> str:
-    lines = [f"# agtool lab: {grade.score} / {grade.max_score}", "", summary(grade)]
+def feedback_markdown(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
+    lines = [f"# agtool lab: {grade.score} / {grade.max_score}", "", summary(grade, audience)]
     stage = None
     for result in grade.results:
         if result.check.stage != stage:
             stage = result.check.stage
             lines += ["", f"## Stage {stage} · {STAGE_TITLES[stage]}"]
         mark = "✓" if result.passed else "✗"
-        lines += ["", f"### {mark} {result.check.label} {result.check.title}", "", check_output(result, grade, path)]
+        lines += ["", f"### {mark} {result.check.label} {result.check.title}", "", check_output(result, grade, audience)]
     return "\n".join(lines) + "\n"
 
 
@@ -132,12 +167,12 @@ def write_atomically(path: str, text: str | bytes) -> None:
         raise
 
 
-def write_results(grade: Grade, path: str, shown_path: str | None = None) -> None:
-    write_atomically(path, json.dumps(results_json(grade, shown_path), indent=1, ensure_ascii=False) + "\n")
+def write_results(grade: Grade, path: str, audience: Audience = INSTRUCTOR) -> None:
+    write_atomically(path, json.dumps(results_json(grade, audience), indent=1, ensure_ascii=False) + "\n")
 
 
-def write_feedback(grade: Grade, path: str, shown_path: str | None = None) -> None:
-    write_atomically(path, feedback_markdown(grade, shown_path))
+def write_feedback(grade: Grade, path: str, audience: Audience = INSTRUCTOR) -> None:
+    write_atomically(path, feedback_markdown(grade, audience))
 
 
 # ── check(): a table in Jupyter, text elsewhere ──────────────────────────────

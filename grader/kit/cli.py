@@ -1,0 +1,48 @@
+"""The kit's command: `python -m grader check N [PATH]`, check(N) from a terminal.
+
+It prints the table check(N) shows in a notebook and exits 0 when every check of the
+stage passes, 1 when one fails, 2 on bad input. In the kit it judges the public
+probes; in the repository, random cases against the oracle, as check(N) does there.
+"""
+
+import argparse
+import sys
+
+from grader.kit.checks import STAGES
+
+
+def check_command(parser: argparse.ArgumentParser):
+    parser.add_argument("stage", type=_stage, metavar="N", help=f"the stage to check: {', '.join(map(str, STAGES))}")
+    parser.add_argument("path", nargs="?", metavar="PATH",
+                        help="the tools.py to check (default: agtool/tools.py, as the notebooks check it)")
+    return run_check
+
+
+def _stage(text: str) -> int:
+    if not text.isdigit() or int(text) not in STAGES:
+        raise argparse.ArgumentTypeError(f"stage must be one of {', '.join(map(str, STAGES))}, not {text!r}")
+    return int(text)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from grader import check
+    from grader.kit.intake import NotASubmission, read_submission
+
+    if args.path is not None:
+        try:
+            read_submission(args.path)
+        except NotASubmission as refusal:
+            print(f"check: PATH {refusal}", file=sys.stderr)
+            return 2
+    report = check(args.stage, args.path)
+    if report.problem:
+        print(report.problem, file=sys.stderr)
+        return 2
+    print(repr(report))
+    return 0 if report.passed else 1
+
+
+COMMANDS = {
+    "check": ("check one stage of tools.py, as a notebook's check(N) cell does; exit 1 if a check fails",
+              check_command),
+}

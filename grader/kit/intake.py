@@ -1,0 +1,60 @@
+"""What the grader accepts as a submission: a regular .py file of at most MAX_SUBMISSION_BYTES.
+
+Read once, without following a symlink and without blocking: a FIFO named tools.py
+would hang whoever opens it for reading, a device could stream forever. Every
+refusal is one line naming the file and what to do.
+"""
+
+import os
+import stat
+
+MAX_SUBMISSION_BYTES = 1024 * 1024    # a tools.py is a few KB; the sandbox copies no more than this either
+
+
+class NotASubmission(Exception):
+    """The file cannot be graded; the message names it and says what to do."""
+
+
+_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
+          stat.S_IFSOCK: "a socket", stat.S_IFLNK: "a symbolic link"}
+
+
+def kind_problem(path: str, info: os.stat_result) -> str | None:
+    """Why a file of this kind and size (an lstat or fstat of it) is not a submission; None if it is one."""
+    if stat.S_ISDIR(info.st_mode):
+        return f"{path} is a folder: give the tools.py in it"
+    if stat.S_ISLNK(info.st_mode):
+        return f"{path} is a symbolic link: hand in the file itself"
+    if not stat.S_ISREG(info.st_mode):
+        return (f"{path} is not a regular file ({_KINDS.get(stat.S_IFMT(info.st_mode), 'a special file')}): "
+                "hand in tools.py as a plain file")
+    if info.st_size > MAX_SUBMISSION_BYTES:
+        return (f"{path} is over {MAX_SUBMISSION_BYTES // (1024 * 1024)} MB ({info.st_size} bytes): "
+                "a tools.py is a few KB; hand in the right file")
+    return None
+
+
+def read_submission(path: str, shown: str | None = None) -> bytes:
+    """The bytes of the submission at path, or NotASubmission saying why not (naming it `shown`, or path)."""
+    return _read(path, shown or path)
+
+
+def _read(path: str, shown: str) -> bytes:
+    if not path.endswith(".py"):
+        raise NotASubmission(f"{shown} is not a .py file: give the student's tools.py")
+    try:
+        problem = kind_problem(shown, os.lstat(path))       # before opening: opening a device can act
+        if problem:
+            raise NotASubmission(problem)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as file:
+            problem = kind_problem(shown, os.fstat(file.fileno()))   # it may have been swapped in between
+            if problem:
+                raise NotASubmission(problem)
+            data = file.read(MAX_SUBMISSION_BYTES + 1)
+    except OSError as error:
+        raise NotASubmission(f"{shown} cannot be read ({error.strerror}): check the path and its permissions") \
+            from None
+    if len(data) > MAX_SUBMISSION_BYTES:
+        raise NotASubmission(f"{shown} is over {MAX_SUBMISSION_BYTES // (1024 * 1024)} MB: hand in the right file")
+    return data

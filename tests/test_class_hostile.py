@@ -1,0 +1,151 @@
+"""`python -m grader class` grades only what belongs to each student, and never loses the gradebook.
+
+Each attack is a class folder entry a hostile (or careless) student could hand in:
+a symlink to a classmate's file, a FIFO or a device as <student>.py, a file too large
+to be a tools.py, a folder named like one of class's own outputs; and a pool worker
+that dies under a student.
+"""
+
+import csv
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import agtool
+from grader.instructor import classroom
+from grader.instructor.classroom import Row, STAGES, find_submissions, grade_class
+
+pytestmark = pytest.mark.grader
+
+REFERENCE = Path(agtool.__file__).with_name("tools.py").read_text()
+ROOT = Path(agtool.__file__).resolve().parents[1]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+# Each attack: (what it plants in a class folder that holds alice.py, the words its refusal says).
+def symlink_to_a_classmate(folder: Path) -> None:
+    (folder / "eve").mkdir()
+    (folder / "eve" / "tools.py").symlink_to("../alice.py")
+
+
+def symlinked_file(folder: Path) -> None:
+    (folder / "eve.py").symlink_to(folder / "alice.py")
+
+
+def symlinked_folder(folder: Path) -> None:
+    write(folder / ".real" / "tools.py", REFERENCE)   # hidden: only eve's link shows it
+    (folder / "eve").symlink_to(folder / ".real")
+
+
+def fifo(folder: Path) -> None:
+    os.mkfifo(folder / "eve.py")
+
+
+def device(folder: Path) -> None:
+    os.mknod(folder / "eve.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))      # /dev/zero's numbers
+
+
+def over_size(folder: Path) -> None:
+    write(folder / "eve.py", REFERENCE + "#" * (2 * 1024 * 1024) + "\n")
+
+
+ATTACKS = {
+    "symlink to a classmate": (symlink_to_a_classmate, "symbolic link"),
+    "symlinked file": (symlinked_file, "symbolic link"),
+    "symlinked folder": (symlinked_folder, "symbolic link"),
+    "fifo": (fifo, "not a regular file"),
+    "device": (device, "not a regular file"),
+    "over-size file": (over_size, "over 1 MB"),
+}
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_what_is_not_the_students_own_regular_file_is_refused_by_name(attack, tmp_path):
+    folder = tmp_path / "class"
+    write(folder / "alice.py", REFERENCE)
+    plant, words = ATTACKS[attack]
+    plant(folder)
+    submissions, refused = find_submissions(folder)
+    assert [submission.student for submission in submissions] == ["alice"]
+    assert list(refused) == ["eve"] and words in refused["eve"], refused
+
+
+def test_a_symlink_inside_the_students_own_folder_is_followed(tmp_path):
+    write(tmp_path / "class" / "bob" / "lab" / "agtool" / "tools.py", REFERENCE)
+    (tmp_path / "class" / "bob" / "tools.py").symlink_to("lab/agtool/tools.py")
+    submissions, refused = find_submissions(tmp_path / "class")
+    assert refused == {}
+    assert submissions[0].path == (tmp_path / "class" / "bob" / "lab" / "agtool" / "tools.py")
+
+
+def gradebook(out: Path) -> dict[str, str]:
+    with open(out / "gradebook.csv", newline="") as file:
+        return {row["student"]: row["total"] for row in csv.DictReader(file)}
+
+
+def not_graded(out: Path) -> dict[str, str]:
+    with open(out / "not_graded.csv", newline="") as file:
+        return {row["student"]: row["why"] for row in csv.DictReader(file)}
+
+
+def test_a_hostile_class_is_graded_refused_student_by_student_and_runs_again(tmp_path):
+    """Every attack at once, through the command line: the refusals are listed by student,
+    the students named like outputs are graded, and a rerun works (it crashed, or blocked, before)."""
+    folder, out = tmp_path / "class", tmp_path / "out"
+    write(folder / "alice.py", REFERENCE)
+    for name in ("gradebook.csv", "histogram.png", "not_graded.csv", "students"):
+        write(folder / name / "tools.py", REFERENCE)
+    symlink_to_a_classmate(folder)
+    os.mkfifo(folder / "fifo.py")
+    os.mknod(folder / "device.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    write(folder / "big.py", "#" * (2 * 1024 * 1024))
+    command = [sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "2"]
+    for run in ("first", "again"):
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (run, done.stderr[-3000:])
+        assert "Traceback" not in done.stderr
+        assert gradebook(out) == {"alice": "100", "gradebook.csv": "100", "histogram.png": "100",
+                                  "not_graded.csv": "100", "students": "100"}
+        why = not_graded(out)
+        assert sorted(why) == ["big", "device", "eve", "fifo"]
+        assert "symbolic link" in why["eve"] and "over 1 MB" in why["big"]
+        assert "not a regular file" in why["fifo"] and "not a regular file" in why["device"]
+        for student, reason in why.items():
+            assert f"not graded: {student}: {reason}" in done.stderr
+    assert (out / "histogram.png").read_bytes().startswith(b"\x89PNG")
+
+
+# ── a worker that dies under a student ───────────────────────────────────────
+
+def dies_for_mallory(submission, seed, out):
+    """grade_student in a pool worker that dies while grading mallory (an OOM kill, a stray signal)."""
+    if submission.student == "mallory":
+        os._exit(9)
+    time.sleep(0.5)     # long enough that classmates are still in the pool when mallory's worker dies
+    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGES})
+
+
+def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatch, capsys):
+    folder, out = tmp_path / "class", tmp_path / "out"
+    students = ["amy", "ben", "cat", "dot", "mallory", "ned", "oli"]
+    for student in students:
+        write(folder / f"{student}.py", REFERENCE)
+    # Forked workers see the module as it is here: the replacement is what they run.
+    monkeypatch.setattr(classroom, "grade_student", dies_for_mallory)
+    monkeypatch.setattr(classroom, "warm", lambda: None)         # no zygote needed: nothing is graded
+    rows = grade_class(folder, out, jobs=3, progress=False)
+    innocent = [student for student in students if student != "mallory"]
+    assert [row.student for row in rows] == innocent
+    assert sorted(gradebook(out)) == innocent
+    assert list(not_graded(out)) == ["mallory"] and "worker" in not_graded(out)["mallory"]
+    assert "not graded: mallory:" in capsys.readouterr().err
