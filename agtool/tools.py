@@ -408,9 +408,17 @@ def check_fields(specs: dict, value: dict, prefix: str) -> str | None:
 def call_tool(name: str, args: dict) -> dict:
     """Call a tool through its contract; never lets an Exception out.
 
-    Returns exactly {"ok": bool, "value": ..., "error": str | None}. In order:
-    tool:unknown:<name>, args:shape:args, args:<reason> (the body is not
-    run), tool:raised:<ExceptionType>, result:<reason>; else ok.
+    Returns exactly {"ok": bool, "value": ..., "error": str | None}.
+    ok is True only when every check passes: {"ok": True, "value": value, "error": None}.
+    A failure has value None and its reason as error.
+    In order: tool:unknown:<name>, args:shape:args, args:<reason>,
+    tool:raised:<ExceptionType>, result:<reason>; else ok.
+    A name that is not a str, or not in TOOLS, is tool:unknown:<name>;
+    args that are not a dict are args:shape:args.
+    Args that check_args refuses are args:<reason>, and the body is not run.
+    Any Exception from the body is tool:raised:<ExceptionType>.
+    KeyboardInterrupt, SystemExit and GeneratorExit are no Exception: the door lets them out.
+    A value that check_result refuses is result:<reason>.
     """
     # BEGIN SOLUTION
     if not isinstance(name, str) or name not in TOOLS:
@@ -444,9 +452,14 @@ def failure(reason: str) -> dict:
 def memo_key(name: str, args: dict) -> str | None:
     """name plus the args as sorted JSON; None when JSON cannot hold the args exactly.
 
-    Equal for args equal up to key order (nested too); 1, 1.0 and True give
-    different keys. NaN, tuples, sets and non-str keys get no key: json.dumps
-    would quietly turn a tuple into a list and a key 1 into "1", and collide.
+    Equal for args equal up to key order, nested too.
+    1, 1.0 and True give different keys, and so do two tool names.
+    memo_key never raises: args that are not a dict get a key too, when JSON holds them exactly.
+    None when the name is not a str, or when JSON cannot hold the args exactly:
+    NaN and infinities, tuples, sets, bytes and other objects, keys that are
+    not str, and ints of more than 14,000 bits. json.dumps would quietly turn
+    a tuple into a list and a key 1 into "1", and collide; it writes NaN,
+    which is no JSON; and Python will not print an int of over 4300 digits.
     """
     # BEGIN SOLUTION
     if not isinstance(name, str) or not is_json(args):
@@ -456,7 +469,7 @@ def memo_key(name: str, args: dict) -> str | None:
 
 
 def is_json(value: Any) -> bool:
-    """Can JSON hold value exactly? None, str, int, bool, finite float; lists; dicts with str keys."""
+    """Can JSON hold value exactly? None, str, int (of 14,000 bits at most), bool, finite float; lists; dicts with str keys."""
     # BEGIN SOLUTION
     kind = type(value)
     if value is None or kind in (str, bool):
@@ -476,8 +489,10 @@ def is_json(value: Any) -> bool:
 def call_memo(name: str, args: dict, memo: dict) -> dict:
     """call_tool behind a memo: a hit returns the remembered envelope without running the body.
 
-    Only ok envelopes are remembered. Each is kept as JSON text, so a caller
-    who changes a returned value cannot change what a later hit returns.
+    A hit returns the remembered envelope without running the body.
+    Only ok envelopes are remembered. A call without a key is never remembered.
+    Each is kept as JSON text, so a caller who changes a returned value
+    cannot change what a later hit returns.
     """
     # BEGIN SOLUTION
     key = memo_key(name, args)

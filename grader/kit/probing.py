@@ -15,6 +15,7 @@ cases, not by time, so the result stays reproducible. `run_public` judges the
 kit's fixed public probes instead (grader/public.py), smallest first.
 """
 
+import dataclasses
 import inspect
 import zlib
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ class Mismatch:
     call: str
     expected: str
     got: str
+    hint: str = ""               # the hint for what was observed; "" keeps the check's own
+    setting: str | None = None   # the part of the case's setting this call needs; None: the whole of it
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,7 @@ class Failure:
     call: str
     expected: str
     got: str
+    hint: str = ""               # chosen from what was observed, when the check knows several causes
 
 
 @dataclass(frozen=True)
@@ -179,7 +183,7 @@ def run_check(check: Check, session: Session, seed: int, scale: float = 1.0) -> 
     if found["stop"] is not None:
         return CheckResult(check, False, found["stop"], died=found["died"])
     if found["failure"] is not None:
-        return CheckResult(check, False, "found a wrong answer", found["failure"])
+        return CheckResult(hinted(check, found["failure"]), False, "found a wrong answer", found["failure"])
     return CheckResult(check, True, f"passed on {found['inputs']} inputs")
 
 
@@ -197,8 +201,13 @@ def run_public(check: Check, session: Session, probes: list[tuple[Any, Any]]) ->
         inputs += len(observation["results"])
         failure = judged(check, case, observation, lambda: check.compare(case, expected, observation))
         if failure is not None:
-            return CheckResult(check, False, "found a wrong answer", failure)
+            return CheckResult(hinted(check, failure), False, "found a wrong answer", failure)
     return CheckResult(check, True, f"passed on {inputs} inputs")
+
+
+def hinted(check: Check, failure: Failure) -> Check:
+    """The check as the student reads it for this failure: its hint is the one chosen from what was observed."""
+    return dataclasses.replace(check, hint=failure.hint) if failure.hint else check
 
 
 def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Mismatch | None]) -> Failure | None:
@@ -208,7 +217,10 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
     except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
         mismatch = Mismatch("(an answer the grader could not read)", "an answer of the shape the spec gives",
                             f"{observation!r:.300} ({error!r:.100})")
-    return Failure(check.show(case), mismatch.call, mismatch.expected, mismatch.got) if mismatch else None
+    if mismatch is None:
+        return None
+    setting = check.show(case) if mismatch.setting is None else mismatch.setting
+    return Failure(setting, mismatch.call, mismatch.expected, mismatch.got, mismatch.hint)
 
 
 def _with_examples(cases: tuple, test: Callable) -> Callable:

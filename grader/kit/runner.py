@@ -154,13 +154,17 @@ class Child:
             target = self.find(call["fn"])
         except (AttributeError, KeyError, TypeError) as error:
             return {"raised": f"tools.py has no {call['fn']!r} ({error_text(error)})"}
-        args = [_argument(arg, memos) for arg in call.get("args", [])]
-        kwargs = {key: _argument(arg, memos) for key, arg in call.get("kwargs", {}).items()}
+        args = [_argument(arg, memos, self.body) for arg in call.get("args", [])]
+        kwargs = {key: _argument(arg, memos, self.body) for key, arg in call.get("kwargs", {}).items()}
         try:
             result = target if call.get("get") else target(*args, **kwargs)
         except NotImplementedError as error:
             return {"not_implemented": error_text(error)}
         except (Exception, SystemExit) as error:
+            return {"raised": error_text(error)}
+        except BaseException as error:  # a spy's KeyboardInterrupt or GeneratorExit that got out; a real Ctrl-C goes on
+            if not getattr(error, spies.SPY_MARK, False):
+                raise
             return {"raised": error_text(error)}
         try:
             outcome = {"value": _AS[call.get("as", "plain")](result)}
@@ -187,16 +191,19 @@ def _stub(name: str, body: Body) -> Callable:
     def run(*args, **kwargs):
         step = body(name)
         if "raise" in step:
-            raise spies.exception_class(step["raise"])("raised by the grader's spy tool")
+            raise spies.spy_error(step["raise"])
         return values.decode(step["return"])   # a fresh value each run: a caller may change it
     run.__name__ = run.__qualname__ = name
     return run
 
 
-def _argument(arg: Any, memos: dict) -> Any:
-    """The value a request spells; {"$memo": k} is the request's shared memo dict k."""
+def _argument(arg: Any, memos: dict, body: Body | None = None) -> Any:
+    """The value a request spells; {"$memo": k} is the request's shared memo dict k; {"$spy": t}
+    is a function whose body is the table's tool t, run by the parent (a picker for run())."""
     if type(arg) is dict and arg.keys() == {"$memo"}:
         return memos.setdefault(arg["$memo"], {})
+    if type(arg) is dict and arg.keys() == {"$spy"} and body is not None and type(arg["$spy"]) is str:
+        return _stub(arg["$spy"], body)
     return values.decode(arg)
 
 

@@ -18,12 +18,16 @@ from grader.kit.values import decode
 
 # Exception names the grader raises from spies: the built-in ones, and its own.
 _made: dict[str, type] = {}
+# The built-in BaseExceptions that are no Exception: a door must let them out (stage 4).
+LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit")
+SPY_MARK = "grader_spy"   # set on every exception a spy raises: the child tells it from a real Ctrl-C
 
 
 def exception_class(name: str) -> type:
-    """The built-in Exception class of that name, or a new Exception subclass named so."""
+    """The built-in Exception class of that name (or KeyboardInterrupt, SystemExit, GeneratorExit),
+    or a new Exception subclass named so."""
     found = getattr(builtins, name, None)
-    if isinstance(found, type) and issubclass(found, Exception):
+    if isinstance(found, type) and (issubclass(found, Exception) or name in LET_OUT):
         return found
     if name not in _made:
         _made[name] = type(name, (Exception,), {})
@@ -45,9 +49,16 @@ class Spy:
     def __call__(self, *args, **kwargs):
         step = self.step()
         if "raise" in step:
-            raise exception_class(step["raise"])("raised by the grader's spy tool")
+            raise spy_error(step["raise"])
         self.last = decode(step["return"])  # a fresh value each run: a caller may change it
         return self.last
+
+
+def spy_error(name: str) -> BaseException:
+    """The exception a spy raises for a step {"raise": name}, marked as the spy's."""
+    error = exception_class(name)("raised by the grader's spy tool")
+    setattr(error, SPY_MARK, True)
+    return error
 
 
 def build_table(spec: dict, body: Callable[[str], Callable]) -> dict:
