@@ -229,9 +229,10 @@ def sandbox_children(processes: set[tuple[int, str]]) -> list[int]:
     """The confined children among processes: each runs as a uid of its own, from 1,000,000,000 up."""
     uids = {}
     for pid, _ in processes:
-        try:
-            uids[pid] = Path(f"/proc/{pid}").stat().st_uid
-        except FileNotFoundError:
+        try:    # status, not the owner of /proc/<pid>: a process that changed uid is not dumpable, so root owns it
+            status = Path(f"/proc/{pid}/status").read_text()
+            uids[pid] = int(re.search(r"^Uid:\s+(\d+)", status, re.M)[1])
+        except (FileNotFoundError, ProcessLookupError):
             pass
     return [pid for pid, uid in uids.items() if uid >= 1_000_000_000]
 
