@@ -549,6 +549,13 @@ def field_of(reason: str) -> str:
 
 # Each fix takes the state and returns the new {"tool"} and/or {"args"}, or
 # None when it cannot help after all.
+# FIXES maps args:allowed:region to use_default_region, args:range to
+# clamp_into_range, args:unknown to rename_or_drop and result:too_big to
+# switch_to_upgrade.
+# clamp_into_range sets the arg to min when it is below min, to max when it is
+# above max; NaN lands on min, or on max when there is no min.
+# A fix reads the field the reason names (field_of) as a top-level arg of the
+# contract: for a dotted field such as where.min_qty it finds none, and cannot help.
 # BEGIN SOLUTION
 def use_default_region(state: RunState) -> dict:
     return {"args": {**state["args"], "region": DEFAULT_REGION}}
@@ -675,7 +682,11 @@ def give_up(state: RunState) -> dict:
 
 @functools.cache
 def build_graph():
-    """The compiled LangGraph: pick -> call -> (answer | fix -> call ... | give_up)."""
+    """The compiled LangGraph: pick -> call -> (answer | fix -> call ... | give_up).
+
+    MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() compiles a
+    StateGraph with the nodes pick, call, fix, answer and give_up.
+    """
     # BEGIN SOLUTION
     graph = StateGraph(RunState, context_schema=RunContext)
     for node in (pick, call, fix, answer, give_up):
@@ -692,11 +703,24 @@ def build_graph():
 
 def run(request: dict, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None,
         picker: Callable[[Any], tuple] | None = None) -> dict:
-    """Run one request through the graph; return the final state. Never raises.
+    """Run one request through the graph; return the final state. Never raises (but see picker).
 
-    request is {"tool": name, "args": {...}}. The state holds tool, args,
-    result (the last envelope), reasons, path, attempts, status and answer.
-    At most max_attempts door calls. picker replaces the rules in `pick`.
+    request is {"tool": name, "args": {...}}.
+    The state holds tool, args, result (the last envelope), reasons, path, attempts, status and answer.
+    A call that succeeds goes straight to answer: status "answered", one door call, through the memo run is given.
+    A fix is looked up by the full reason, then by its <stage>:<check> prefix;
+    a fixable reason takes the fix edge and calls again.
+    A reason with no fix (result:empty above all) goes straight to give_up: one door call.
+    A reason that comes back, or a fix that cannot help, gives up: a fix cannot
+    help when it returns None (no upgrade) or when its field is not an arg of
+    the contract (a dotted field such as where.min_qty).
+    At most max_attempts door calls; max_attempts=0 makes none.
+    A max_attempts that is not an int (True and False included) makes no call:
+    the state is {"tool": None, "args": None, "result": None, "reasons":
+    ["run:type:max_attempts"], "path": [], "attempts": 0, "status": "gave_up", "answer": None}.
+    picker(request) replaces the rules in pick: it is called once and must
+    return (tool, args), which go to the door as they are.
+    An exception out of the picker goes out of run as it is: there is no state.
     """
     # BEGIN SOLUTION
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):

@@ -91,10 +91,24 @@ def find_fix(reason: str) -> Callable | None:
     return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))
 
 
-def run(tools: dict, request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None) -> dict:
-    """What a run must come to: the same door calls, reasons and ending as the spec's graph."""
+ODD_LIMIT = {"tool": None, "args": None, "result": None, "reasons": ["run:type:max_attempts"], "path": [],
+             "attempts": 0, "status": "gave_up", "answer": None}
+
+
+def run(tools: dict, request: Any, max_attempts: Any = MAX_ATTEMPTS, memo: dict | None = None,
+        picker: Callable | None = None) -> dict:
+    """What a run must come to: the same door calls, reasons and ending as the spec's graph.
+
+    A max_attempts that is not an int (True and False included) gives ODD_LIMIT at once; an exception
+    out of the picker goes out of run; a fix that cannot apply (a dotted field) cannot help.
+    """
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):
+        return {**ODD_LIMIT, "reasons": list(ODD_LIMIT["reasons"]), "path": []}
     memo = {} if memo is None else memo
-    tool, args = (request.get("tool"), request.get("args", {})) if isinstance(request, dict) else (None, {})
+    if picker is not None:
+        tool, args = picker(request)
+    else:
+        tool, args = (request.get("tool"), request.get("args", {})) if isinstance(request, dict) else (None, {})
     state = {"tool": tool, "args": args, "result": None, "reasons": [], "path": ["pick"], "attempts": 0}
     while state["attempts"] < max_attempts:
         envelope = call_memo(tools, tool, args, memo)
@@ -110,12 +124,21 @@ def run(tools: dict, request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict 
         if repeated or fix is None or state["attempts"] >= max_attempts:
             break
         state["path"].append("fix")
-        fixed = fix(tools, tool, args, reason)
+        fixed = apply_fix(fix, tools, tool, args, reason)
         if fixed is None:
             break
         tool, args = fixed
     state["path"].append("give_up")
     return {**state, "status": "gave_up"}
+
+
+def apply_fix(fix: Callable, tools: dict, tool: Any, args: Any, reason: str) -> tuple | None:
+    """(tool, args) after the fix, or None when it cannot help: it says so, or its field is not a
+    top-level arg of the contract (a dotted field such as where.min_qty)."""
+    try:
+        return fix(tools, tool, args, reason)
+    except (KeyError, TypeError, AttributeError):
+        return None
 
 
 # ── Stage 1 · what describe_tools must say ───────────────────────────────────
