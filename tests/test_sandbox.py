@@ -337,3 +337,28 @@ def test_the_grader_package_of_the_repository_is_what_the_zygote_imports():
     # install beside it cannot lend it different code.
     from grader.instructor.sandbox.session import ROOT
     assert ROOT == Path(grader_package.__file__).resolve().parents[1]
+
+
+@pytest.mark.source("""
+    import os
+    def pid():
+        return os.getpid()
+""")
+def test_a_child_dies_with_its_zygote_even_after_it_changed_uid(box):
+    # A change of uid clears the parent-death signal; the child sets it again after it.
+    import time
+    child = call(box, "pid")["value"]
+    box._zygote.process.kill()
+    box._zygote.process.wait()
+    for _ in range(100):
+        if gone(child) or _zombie(child):
+            break
+        time.sleep(0.05)
+    assert gone(child) or _zombie(child)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+    except OSError:
+        return False

@@ -134,6 +134,11 @@ def enter(job: dict, keep: set[int]) -> None:
         if os.getresuid() != (uid, uid, uid):
             raise OSError("could not drop to the child's own uid")
         _set_capabilities(keep)
+        # A change of uid clears the parent-death signal: set it again, and make sure the
+        # zygote did not die in between, or this child would outlive it.
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != zygote:
+            os._exit(1)
     _libc.prctl(landlock._PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if layers.seccomp:
         seccomp.confine()

@@ -16,7 +16,6 @@ import select
 import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -25,12 +24,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from grader.instructor.sandbox import confine, zygote as zygote_module
+from grader.kit import intake
 from grader.kit.channel import FRAME, frame
 from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
 from grader.kit.session import Exchange
 
 MB = 1024 * 1024
-MAX_SUBMISSION_BYTES = 1 * MB
 ROOT = Path(__file__).resolve().parents[3]     # where grader/ and agtool/ are
 
 
@@ -271,23 +270,19 @@ class SandboxSession:
                     pass
             if self.uid is not None:
                 confine.sweep(self.uid)
-            self._status = self._zygote.ask({"op": "reap", "pid": self.pid})["status"]
+            try:
+                self._status = self._zygote.ask({"op": "reap", "pid": self.pid})["status"]
+            except GraderError:        # the zygote is gone, and the child with it (its parent-death signal)
+                self._status = signal.SIGKILL   # a wait status: killed by SIGKILL
         return self._status
 
 
 def _private_copy(path: str, workdir: str) -> str:
-    """The submission as the child sees it: a copy of a regular file, in its own workdir."""
+    """The submission as the child sees it: a copy of a regular file (grader/kit/intake.py), in its own workdir."""
     try:
-        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)) \
-                as source:
-            info = os.fstat(source.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise SessionDied(f"{os.path.basename(path)} is not a regular file")
-            if info.st_size > MAX_SUBMISSION_BYTES:
-                raise SessionDied(f"{os.path.basename(path)} is over {MAX_SUBMISSION_BYTES // MB} MB")
-            data = source.read(MAX_SUBMISSION_BYTES + 1)
-    except OSError as error:
-        raise SessionDied(f"{os.path.basename(path)} cannot be read ({error.strerror})") from None
+        data = intake.read_submission(path, os.path.basename(path))
+    except intake.NotASubmission as refused:
+        raise SessionDied(str(refused)) from None
     private = os.path.join(workdir, "tools.py")
     with open(private, "wb") as copy:
         copy.write(data)
