@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: lab test bench browser-deps clean
+.PHONY: lab test test-newest bench browser-deps clean
 
 # The server's root is the repository, so the file browser shows agtool/tools.py beside
 # notebooks/ (a notebook alone on the command line would make its folder the root), and
@@ -14,8 +14,37 @@ BIN    := $(VENV)/bin
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=. notebooks/01_contract.ipynb
 
+# Every test, on every core (pytest-xdist; conftest.py says which tests share a worker),
+# then the stage and grader tests again under the newest Python on the machine.
 test: $(VENV)/.installed browser-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
+	@$(MAKE) --no-print-directory test-newest
+
+# The newest Python 3.12+ that runs: on PATH, or one pyenv has installed (pyenv's shims
+# answer for versions that are not selected, so each is tried, not just found). Empty if none.
+NEWEST_PYTHON = $(shell for v in 3.14 3.13 3.12; do \
+  for p in python$$v $$HOME/.pyenv/versions/$$v*/bin/python$$v; do \
+    "$$p" -c 'import sys' 2>/dev/null && { command -v "$$p"; exit; }; done; done)
+NEWEST_VENV := .venv-newest
+# What the stage and grader tests import: their lines of requirements.txt, so the versions agree.
+NEWEST_NEEDS := langgraph jsonschema hypothesis tqdm pyseccomp nbformat pytest pytest-xdist
+NEWEST_TESTS := tests/test_stage1_contract.py tests/test_stage2_check_args.py tests/test_stage3_check_result.py \
+  tests/test_stage4_door.py tests/test_stage5_memo.py tests/test_stage6_graph.py \
+  tests/test_grader_core.py tests/test_grader_oracle.py tests/test_sandbox.py
+
+test-newest:
+	@py="$(NEWEST_PYTHON)"; \
+	if [ -z "$$py" ]; then echo "test-newest: no Python 3.12 or later on this machine; the tests ran under $$($(BIN)/python -V) only"; \
+	else $(MAKE) --no-print-directory NEWEST_PYTHON="$$py" $(NEWEST_VENV)/.installed && \
+	  echo "test-newest: the stage and grader tests under $$($(NEWEST_VENV)/bin/python -V)" && \
+	  $(NEWEST_VENV)/bin/python -m pytest -n auto -q -o addopts= -p no:cacheprovider $(NEWEST_TESTS); fi
+
+$(NEWEST_VENV)/.installed: requirements.txt pyproject.toml
+	$(NEWEST_PYTHON) -m venv $(NEWEST_VENV)
+	grep -E '^($(subst $(eval) ,|,$(NEWEST_NEEDS)))[=<>!~ ]' requirements.txt > $(NEWEST_VENV)/requirements.txt
+	$(NEWEST_VENV)/bin/python -m pip install --quiet -r $(NEWEST_VENV)/requirements.txt
+	$(NEWEST_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	touch $@
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m agtool.bench
@@ -34,4 +63,4 @@ browser-deps:
 	  else echo "The browser test needs Chromium: sudo apt-get install -y chromium"; fi; }
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(NEWEST_VENV)

@@ -46,10 +46,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_configure(config):
-    # Only the controller of an xdist run: in a single process the test's own output
-    # capture would swallow the lines, and pytest's progress is there anyway.
-    if config.pluginmanager.hasplugin("dsession"):
-        config.pluginmanager.register(Heartbeat(config), "agtool-heartbeat")
+    config.pluginmanager.register(Heartbeat(config), "agtool-heartbeat")
 
 
 class Heartbeat:
@@ -61,8 +58,11 @@ class Heartbeat:
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._beat, name="heartbeat", daemon=True)
 
-    def pytest_sessionstart(self):
-        self.thread.start()
+    def pytest_sessionstart(self, session):
+        # Only the controller of an xdist run (its plugin is there by now, not at configure):
+        # in a single process the test's own output capture would swallow the lines.
+        if session.config.pluginmanager.hasplugin("dsession"):
+            self.thread.start()
 
     def pytest_sessionfinish(self):
         self.done.set()
@@ -88,4 +88,6 @@ class Heartbeat:
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
             if reporter is not None:
                 names = ", ".join(f"{nodeid.split('@')[0]} ({now - start:.0f} s)" for nodeid, start in running)
+                if reporter._tw.width_of_current_line:  # after a row of dots: its own line
+                    reporter.write("\n")
                 reporter.write_line(f"... still running: {names}")
