@@ -47,17 +47,41 @@ def kit_env(kit: Path) -> dict:
     return {**os.environ, "PYTHONPATH": str(kit)}
 
 
-@pytest.fixture(scope="module")
+# The kits are built once per test process (under pytest-xdist: once per worker, each in its
+# own tmp dir), and shared by every test that reads or runs them: a build costs seconds.
+@pytest.fixture(scope="session")
 def kit_files():
     return release.kit_files()
 
 
-@pytest.fixture(scope="module")
-def kit(kit_files, tmp_path_factory) -> Path:
-    """A kit written by the same code as the CLI (without the leak refusal, tested on its own below)."""
+@pytest.fixture(scope="session")
+def built_kit(kit_files, tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    """A kit written by the same code as the CLI (without the leak refusal, tested on its own below),
+    and its files as written, read before any test runs code in it."""
     out = tmp_path_factory.mktemp("release") / "kit"
     release.write_kit(kit_files, out)
-    return out
+    return out, read_tree(out)
+
+
+@pytest.fixture(scope="session")
+def kit(built_kit) -> Path:
+    return built_kit[0]
+
+
+@pytest.fixture(scope="session")
+def kit_tree(built_kit) -> dict[str, bytes]:
+    """What the release wrote: running code in the kit may leave caches behind (whatever test ran
+    first in this process), so the tests of what ships judge this, not the folder as it is now."""
+    return built_kit[1]
+
+
+@pytest.fixture(scope="session")
+def finished_kit(kit_files, tmp_path_factory) -> Path:
+    """A kit whose student has written everything (here: the reference itself); its tests only run it."""
+    finished = tmp_path_factory.mktemp("release") / "finished"
+    release.write_kit(kit_files, finished)
+    shutil.copy(ROOT / release.STUDENT_MODULE, finished / release.STUDENT_MODULE)
+    return finished
 
 
 def read_tree(folder: Path) -> dict[str, bytes]:
@@ -200,9 +224,9 @@ def test_release_refuses_a_kit_that_would_leak_and_writes_nothing(tmp_path):
 
 # ── The kit ───────────────────────────────────────────────────────────────────
 
-def test_the_kit_has_what_students_need(kit):
+def test_the_kit_has_what_students_need(kit, kit_tree):
     """Notebooks, the skeleton and the lab's other modules, the grader, and the files that set it all up."""
-    files = set(read_tree(kit))
+    files = set(kit_tree)
     for needed in ["README.md", "Makefile", "requirements.txt", "pyproject.toml", ".gitignore",
                    "agtool/__init__.py", "agtool/tools.py", "agtool/inventory.py", "agtool/lab.py",
                    "agtool/panel.py", *(f"notebooks/{name}" for name in STAGE_NOTEBOOKS)]:
@@ -212,10 +236,10 @@ def test_the_kit_has_what_students_need(kit):
     assert (kit / "requirements.txt").read_bytes() == (ROOT / "requirements.txt").read_bytes()
 
 
-def test_the_kit_has_no_oracle_and_no_instructor_commands(kit):
+def test_the_kit_has_no_oracle_and_no_instructor_commands(kit, kit_tree):
     """The oracle solves every stage; grading strangers' code and making kits are the instructor's.
     grader/__main__.py ships, and in the kit it offers `check` alone."""
-    files = set(read_tree(kit))
+    files = set(kit_tree)
     assert not any(path.startswith("grader/instructor/") for path in files)
     for kept_back in ["oracle", "sandbox", "session", "zygote", "landlock", "confine", "classroom", "bundle",
                       "bench", "release", "lock", "trusted/args"]:
@@ -264,10 +288,8 @@ def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(ki
         assert ("your own stage" in report) == (stage > 1)
 
 
-def test_the_kits_check_passes_the_reference_and_make_test_says_so(kit_files, tmp_path):
-    finished = tmp_path / "finished"
-    release.write_kit(kit_files, finished)
-    shutil.copy(ROOT / release.STUDENT_MODULE, finished / release.STUDENT_MODULE)
+def test_the_kits_check_passes_the_reference_and_make_test_says_so(finished_kit):
+    finished = finished_kit
     for stage, report in zip(NOTEBOOKS, kit_check(finished, [(stage, None) for stage in NOTEBOOKS])):
         assert "✗" not in report and f"{STAGE_POINTS[stage]} / {STAGE_POINTS[stage]} points" in report, report
     assert "python -m grader.kit.selfcheck" in (finished / "Makefile").read_text()
@@ -301,8 +323,6 @@ def test_the_kits_replay_line_runs_in_a_terminal_and_shows_the_same_failure(kit_
                           text=True, timeout=300)
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stdout.rstrip("\n") == report and "✗ 2." in done.stdout
-
-
 
 
 def test_the_kits_check_catches_every_broken_submission_in_its_stage(kit, tmp_path):
@@ -347,8 +367,8 @@ def test_the_kit_pyproject_installs_both_packages_and_runs_its_notebooks(kit):
     assert "--nbval-lax" in pytest_options["addopts"] and "--nbval-current-env" in pytest_options["addopts"]
 
 
-def test_no_cache_checkpoint_or_bytecode_ships(kit):
-    junk = [p for p in read_tree(kit) if re.search(r"__pycache__|\.pyc$|\.ipynb_checkpoints|\.hypothesis|egg-info", p)]
+def test_no_cache_checkpoint_or_bytecode_ships(kit_tree):
+    junk = [p for p in kit_tree if re.search(r"__pycache__|\.pyc$|\.ipynb_checkpoints|\.hypothesis|egg-info", p)]
     assert junk == []
 
 
@@ -362,10 +382,10 @@ def test_notebooks_ship_without_outputs_or_execution_counts(kit):
         assert set(notebook.metadata) == {"kernelspec", "language_info"}
 
 
-def test_two_releases_are_byte_identical(kit, tmp_path):
+def test_two_releases_are_byte_identical(kit_tree, tmp_path):
     """Generation is deterministic: a second release, written anew, matches the first byte for byte."""
     release.write_kit(release.kit_files(), tmp_path / "again")
-    assert read_tree(tmp_path / "again") == read_tree(kit)
+    assert read_tree(tmp_path / "again") == kit_tree
 
 
 def test_no_solution_line_survives(kit_files):
@@ -434,12 +454,9 @@ def test_kit_notebooks_run_top_to_bottom_against_the_skeleton(kit):
     assert re.search(r"\d+ passed", done.stdout)
 
 
-def test_kit_notebooks_run_top_to_bottom_against_the_reference(kit_files, tmp_path):
+def test_kit_notebooks_run_top_to_bottom_against_the_reference(finished_kit):
     """A student who has written everything (here: the reference itself) runs them too."""
-    finished = tmp_path / "finished"
-    release.write_kit(kit_files, finished)
-    shutil.copy(ROOT / release.STUDENT_MODULE, finished / release.STUDENT_MODULE)
-    done = run_nbval(finished)
+    done = run_nbval(finished_kit)
     assert done.returncode == 0, done.stdout[-4000:]
 
 
