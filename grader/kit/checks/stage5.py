@@ -296,7 +296,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
     for at, args in enumerate(case.args):
         key, first, again = results[3 * at: 3 * at + 3]
         if key.get("value", "raised") is not None:
-            return Mismatch(f"memo_key({case.tool!r}, {show_value(args)})", "None", got_text(key),
+            return Mismatch(f"memo_key({case.tool!r}, {show_value(args)})", "None", key_text(key),
                             unholdable_hint(args), "")
         value = again.get("value")
         if again.get("runs") != {case.tool: 1} or type(value) is not dict or value.get("ok") is not True:
@@ -309,9 +309,17 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
         right = type(key.get("value")) is str if holds else ("value" in key and key["value"] is None)
         if not right:
             return Mismatch(f"memo_key({show_value(name)}, {show_value(args)})", "a key (str)" if holds else "None",
-                            got_text(key), unholdable_hint(args) if type(name) is str else
+                            key_text(key), unholdable_hint(args) if type(name) is str else
                             "A name that is not a str gets no key: the door refuses it anyway.", "")
     return None
+
+
+def key_text(result: dict) -> str:
+    """A key as the student reads it: whole when short, else said in words (never cut)."""
+    key = result.get("value")
+    if type(key) is str and len(key) > 200:
+        return f"a key (a str of {len(key)} characters, starting {key[:40]!r})"
+    return got_text(result)
 
 
 def unholdable_hint(args) -> str:
