@@ -294,10 +294,24 @@ def check_args(name: str, args: dict) -> str | None:
     """None when args meet TOOLS[name]["args"]; else one reason.
 
     Reasons: unknown:<arg>, missing:<arg>, type:<arg>, range:<arg>, allowed:<arg>.
-    Unknown names first, then each contract arg in table order. bool never
-    passes for int or float (bool is an int in Python!); an int passes for
-    float; NaN is outside every range; an absent optional arg is fine.
-    Inside a nested arg the field is a dotted path: type:filter.color.
+    Unknown names first, then each contract arg in table order. The rules, as
+    the grader judges them:
+
+    - check_args reads TOOLS[name] when it is called, and returns None when
+      args meet its contract.
+    - Every name in args that the contract does not have is unknown:<name>,
+      even a name that is not a str: {1: 2} gives unknown:1.
+    - A required arg (required is True unless the spec says False) that is
+      absent is missing:<arg>; an absent optional arg is fine, and a present
+      arg is never missing, even when its value is None, 0, False or an empty str.
+    - bool never passes for int or float (bool is an int in Python!); an int
+      passes for float; any lets every value through.
+    - Both bounds are inclusive, and NaN is outside every range that has a
+      bound; a float arg with no min and no max lets NaN through.
+    - A value that is not in the arg's allowed list is allowed:<arg>.
+    - Inside a nested arg the field is a dotted path: type:filter.color.
+      An item of a list arg, at any depth, is named by its list: range:points.
+    - When several checks fail, any one of their reasons is right (None is not).
     """
     # BEGIN SOLUTION
     return check_arg_fields(TOOLS[name]["args"], args, prefix="")
@@ -336,7 +350,10 @@ def check_arg_fields(specs: dict, args: dict, prefix: str) -> str | None:
 
 
 def has_type(value: Any, kind: str) -> bool:
-    """Is value of the contract type `kind` ("str", "int", "float", "bool", "list", "dict", "any")?"""
+    """Is value of the contract type `kind` ("str", "int", "float", "bool", "list", "dict", "any")?
+
+    True and False are only bools; an int is also a float; "any" holds every value, None too.
+    """
     # BEGIN SOLUTION
     if isinstance(value, bool):  # bool is a subclass of int: True would pass as 1
         return kind in ("bool", "any")
@@ -345,7 +362,10 @@ def has_type(value: Any, kind: str) -> bool:
 
 
 def in_range(value: Any, spec: dict) -> bool:
-    """Does a number lie within spec's min and max (both inclusive, both optional)?"""
+    """Does a number lie within spec's min and max (both inclusive, both optional)?
+
+    NaN lies within no bound; a spec with neither min nor max holds every number, NaN too.
+    """
     # BEGIN SOLUTION
     # Written as "not (value >= min)" rather than "value < min": every
     # comparison with NaN is False, so NaN fails here instead of slipping through.

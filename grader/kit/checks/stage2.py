@@ -1,9 +1,20 @@
 """Stage 2 · check_args(name, args): the args checked against the contract, before the call.
 
-A case is a table (the probed tool, sometimes beside a decoy) and a few args
-dicts for that tool. Each check draws args that all carry its kind of mistake,
-on an arg added to a random contract for the purpose. Any reason naming a
-check that really fails is right (oracle.arg_reasons).
+A case is a table (one tool, and a decoy only where reading TOOLS[name] is the
+point) and a few args dicts for that tool. Any reason naming a check that really
+fails is right (oracle.arg_reasons).
+
+One mistake costs one check. Each check owns both sides of its rule: what the
+rule refuses, and the edges it lets through (2.5 refuses 0 for min 1 and accepts 1;
+2.4 refuses True for an int and accepts 10 for a float; 2.3 accepts an absent
+optional arg). Everything else in a check's cases is strictly valid and away from
+every other rule's edges: numbers strictly inside their bounds and never 0, a
+float arg given a float, every optional arg present with a truthy value, no "any"
+arg and no nesting outside the checks about them. 2.7's bad nested values each
+break two rules at once, so only a check that never looks inside misses them all.
+
+Fixed cases (`INCIDENTS`, tried under every seed) hold every edge of every rule,
+so a verdict never hangs on the seed; the random draws only add to them.
 """
 
 from dataclasses import dataclass
@@ -11,8 +22,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from grader.kit import draw, values
-from grader.kit.checks.common import (GOOD_ARGS, SEED_ARGS, call, entry, got_text,
-                                   one_of, py, reason_ok, request, show_table, value_of)
+from grader.kit.checks.common import REGION, call, entry, got_text, one_of, py, reason_ok, request, show_table, value_of
 from grader.kit.probing import Mismatch, Stage
 from grader.kit.trusted import oracle
 
@@ -35,9 +45,11 @@ def expect(case: Case) -> list[list[str]]:
 
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
+    contract = values.decode(case.table[case.tool]["args"])
     for args, reasons, result in zip(case.calls, expected, observation["results"]):
         if not reason_ok(value_of(result), reasons):
-            return Mismatch(f"check_args({case.tool!r}, {py(args)})", one_of(reasons), got_text(result))
+            return Mismatch(f"check_args({case.tool!r}, {py(args, 10_000)})", one_of(reasons), got_text(result),
+                            advise(contract, values.decode(args), reasons, result))
     return None
 
 
@@ -48,77 +60,231 @@ def show(case: Case) -> str:
 STAGE = Stage(2, probe, show, expect, compare)
 
 
+# ── the hint for what was observed ───────────────────────────────────────────
+# Chosen from the case, the expected reasons and the answer alone (no oracle), so
+# the student kit's public probes give the same hint. "" keeps the check's own.
+
+HINTS = {
+    "non-str name": 'An arg name need not be a str: {1: 2} has the name 1. Build the reason with an f-string, '
+                    'f"unknown:{arg}" (unknown:1), never "unknown:" + arg, which raises TypeError.',
+    "raised": "check_args answers with None or a reason, never an exception: check a value's type before you "
+              "compare it, take its len() or look inside it.",
+    "unknown": "Look at every name in args, not only the contract's: a name the contract does not have is "
+               "unknown:<name> (the model invents sku_id for sku).",
+    "missing": 'A required arg (required is True unless the spec says "required": False) that is absent is '
+               "missing:<arg>.",
+    "optional": 'An absent optional arg ("required": False) is fine: only a required arg is ever missing.',
+    "falsy": "A present arg is never missing, even when its value is None, 0, False or an empty str: test "
+             "`arg not in args`, not the value's truth.",
+    "bool": "bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. "
+            "True is never an int or a float.",
+    "float for int": "2.0 is a float, not an int: an int arg takes only int values.",
+    "int for float": "An int is a fine float: 10 passes for a float arg (isinstance(10, float) is False, so "
+                     "test for int too).",
+    "any": '"any" lets every value through: None, True, NaN, a list, anything.',
+    "type": "A value of the wrong type is type:<arg>: \"2\" is not a number, a tuple is not a list.",
+    "nan": "Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.",
+    "nan without bounds": "NaN is refused only by a bound: a float arg with no min and no max lets NaN "
+                          "through (range:<arg> needs a min or a max to break).",
+    "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
+    "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec "
+             "has it.",
+    "allowed": "A value must be one of the spec's allowed list: allowed:<arg>.",
+    "path": "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
+            "is named by its list, at any depth (range:points).",
+    "nested": "Check a dict arg's properties as args are checked, and every item of a list arg (items of "
+              "items too) against items.",
+}
+
+
+def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
+    """The hint for this answer, from what was expected and what came back."""
+    got = value_of(result)
+    if "raised" in result:
+        if result["raised"].startswith("TypeError") and any(type(name) is not str for name in args):
+            return HINTS["non-str name"]
+        return HINTS["raised"]
+    nested = any("." in reason.split(":", 1)[1] for reason in reasons) or any(
+        spec.get("properties") or spec.get("items") for spec in contract.values() if isinstance(spec, dict))
+    if not reasons:   # a good value was refused: which edge?
+        if type(got) is not str or ":" not in got:
+            return ""
+        kind, _, field = got.partition(":")
+        spec, value = contract.get(field), args.get(field, _ABSENT)
+        if nested and "." in field:
+            return HINTS["nested"]
+        if spec is None:
+            return ""
+        if kind == "missing":
+            return HINTS["optional"] if value is _ABSENT else HINTS["falsy"]
+        if kind == "type":
+            if spec["type"] == "any":
+                return HINTS["any"]
+            if spec["type"] == "float" and type(value) is int:
+                return HINTS["int for float"]
+        if kind == "range" and isinstance(value, (int, float)):
+            if value != value:
+                return HINTS["nan without bounds"]
+            if value in (spec.get("min"), spec.get("max")):
+                return HINTS["bound"]
+        return ""
+    kinds = {reason.split(":", 1)[0] for reason in reasons}
+    if got is None or type(got) is not str:
+        if nested:
+            return HINTS["nested"]
+        if len(kinds) == 1:
+            (kind,) = kinds
+            field = reasons[0].split(":", 1)[1]
+            value = args.get(field)
+            if kind == "type":
+                if type(value) is bool:
+                    return HINTS["bool"]
+                if type(value) is float and contract[field]["type"] == "int":
+                    return HINTS["float for int"]
+                return HINTS["type"]
+            if kind == "range" and type(value) is float and value != value:
+                return HINTS["nan"]
+            if kind == "unknown" and any(type(name) is not str for name in args):
+                return HINTS["non-str name"]
+            return HINTS.get(kind, "")
+        return ""
+    tail = got.partition(":")[2].split(".")[-1]
+    if nested and any(reason.partition(":")[2].split(".")[-1] == tail for reason in reasons):
+        return HINTS["path"]
+    return ""
+
+
+_ABSENT = object()
+
+
 # ── drawing cases ────────────────────────────────────────────────────────────
-# A plant draws the spec of an arg that carries a mistake, and how to draw a bad
-# value for it (None: the arg is left out).
+# A safe arg is strictly valid and away from every rule's edge: a number strictly
+# inside its bounds and never 0, a float arg's value a float, allowed values from
+# the list, non-empty strs, lists and dicts, True for a bool, no "any", no nesting.
+
+SAFE_KINDS = ("str", "int", "float", "bool", "list", "dict")
+WIDTH = st.integers(3, 9)
+INSIDE = st.sampled_from((0.25, 0.5, 0.75))
+BLATANT = {"int": "x", "float": "x", "str": 7, "bool": "yes", "list": "x", "dict": "x"}   # wrong, by no edge
+
+
+def _safe_spec(d, kind: str | None = None, item: bool = False) -> dict:
+    kind = kind or draw.pick(d, SAFE_KINDS)
+    spec = {"type": kind}
+    if kind in ("int", "float"):
+        low = d(draw.LOW)
+        spec.update(draw.pick(d, ({}, {"min": low, "max": low + d(WIDTH)}, {"min": low}, {"max": low})))
+    elif kind == "str" and draw.chance(d, 3):
+        spec["allowed"] = sorted({draw.pick(d, draw.WORDS) for _ in range(d(st.integers(1, 3)))})
+    if not item and d(draw.BOOL):
+        spec["required"] = d(draw.BOOL)
+    return spec
+
+
+def _safe_value(d, spec: dict):
+    kind = spec["type"]
+    if "allowed" in spec:
+        return draw.pick(d, spec["allowed"])
+    if kind in ("int", "float"):
+        low, high = spec.get("min"), spec.get("max")
+        if low is not None and high is not None:
+            values_inside = [low + step * (high - low) for step in (0.25, 0.5, 0.75)] if kind == "float" \
+                else list(range(low + 1, high))
+        elif low is not None:
+            values_inside = [low + step for step in (1.5, 3.25, 7.5)] if kind == "float" else [low + 1, low + 3, low + 7]
+        elif high is not None:
+            values_inside = [high - step for step in (1.5, 3.25, 7.5)] if kind == "float" else [high - 1, high - 3, high - 7]
+        else:
+            values_inside = [12.5, -3.75, 1e5 + 0.5] if kind == "float" else [12, -3, 1000]
+        values_inside = [value for value in values_inside if value != 0] or values_inside
+        value = draw.pick(d, values_inside)
+        return float(value) if kind == "float" else int(value)
+    if kind == "str":
+        return d(draw.TEXT1)
+    if kind == "bool":
+        return True
+    if kind == "list":
+        return [d(draw.LEAF) for _ in range(d(st.integers(1, 3)))]
+    return {name: d(draw.LEAF) for name in draw.names(d, 1, 2)}
+
+
+def _safe_contract(d, least: int = 0, most: int = 3) -> dict:
+    return {name: _safe_spec(d) for name in draw.names(d, least, most)}
+
+
+def _safe_args(d, contract: dict) -> dict:
+    return {name: _safe_value(d, spec) for name, spec in contract.items()}
+
+
+# A plant: the spec of an arg added for the mistake, and its bad value (None: the arg is left out).
+
+def _plant_missing(d):
+    return {**_safe_spec(d), "required": True}, None
+
 
 def _plant_type(d):
-    spec = draw.arg_spec(d, kind=draw.pick(d, ("int", "float") + draw.KINDS))   # numbers twice: True for 1
-    return spec, lambda d: draw.pick(d, draw.WRONG[spec["type"]])
+    spec = _safe_spec(d, draw.pick(d, ("int", "float") + SAFE_KINDS))   # numbers twice: True for 1
+    wrong = [value for value in draw.WRONG[spec["type"]] if value]   # a falsy value is 2.3's edge (never missing)
+    return spec, lambda d: draw.pick(d, wrong)
 
 
 def _plant_range(d):
     kind = draw.pick(d, ("int", "float"))
     spec = {"type": kind, **draw.bounds(d, kind, draw.pick(d, ("both", "min", "max")))}
-    return spec, lambda d: draw.outside(d, spec)
+    return spec, lambda d: _outside(d, spec)
+
+
+def _outside(d, spec: dict):
+    """A number outside the spec's bounds, never 0 (2.3's edge: a falsy value): farther out on its side."""
+    value = draw.outside(d, spec)
+    if value == 0:
+        value = spec["min"] - 100 if "min" in spec and not 0 >= spec["min"] else spec["max"] + 100
+    return float(value) if spec["type"] == "float" else value
 
 
 def _plant_allowed(d):
     kind = draw.pick(d, ("str", "int"))
-    spec = {"type": kind, "allowed": draw.allowed(d, kind, {})}
     if kind == "str":
-        return spec, lambda d: draw.pick(d, ("mars", "Seoul", "", "seoul "))
+        spec = {"type": "str", "allowed": sorted({draw.pick(d, draw.WORDS) for _ in range(d(st.integers(1, 3)))})}
+        return spec, lambda d: draw.pick(d, ("mars", "Seoul", "seoul ", "busan-1"))
+    spec = {"type": "int", "allowed": sorted({d(st.integers(1, 9)) for _ in range(d(st.integers(1, 3)))})}
     return spec, lambda d: max(spec["allowed"]) + d(st.integers(1, 3))
 
 
-def _plant_missing(d):
-    return {**draw.arg_spec(d), "required": True}, None
+def _plant_blatant(d, how: str):
+    """A mistake of no edge, for 2.8's mixes: a str for a number, a number for a str, a far bound."""
+    if how == "missing":
+        return _plant_missing(d)
+    if how == "allowed":
+        return {"type": "str", "allowed": ["busan", "seoul"]}, lambda d: "mars"
+    if how == "range":
+        return {"type": "int", "min": 1, "max": 9}, lambda d: draw.pick(d, (-100, 100))
+    spec = _safe_spec(d)
+    spec.pop("allowed", None)
+    return spec, lambda d: BLATANT[spec["type"]]
 
 
-def _plant_nested(d):
-    """A dict arg with a mistake in one of its keys, or a list arg with a mistake in one item."""
-    inner = draw.pick(d, ("type", "range", "allowed", "missing", "unknown"))
-    if inner in ("missing", "unknown") or draw.pick(d, ("dict", "list")) == "dict":
-        properties = draw.contract(d, 2, depth=1)
-        if inner == "unknown":
-            invented = draw.fresh_name(properties, "sku_id")
-            return ({"type": "dict", "properties": properties},
-                    lambda d: {**draw.valid_args(d, properties), invented: d(draw.LEAF)})
-        key, (spec, bad) = draw.fresh_name(properties, d(draw.NAMES)), _PLANTS[inner](d)
-        properties = draw.with_arg(properties, key, spec, d(st.integers(0, 2)))
-        rest = {name: spec for name, spec in properties.items() if name != key}
-        return ({"type": "dict", "properties": properties},
-                lambda d: {**draw.valid_args(d, rest), **({key: bad(d)} if bad else {})})
-    spec, bad = _PLANTS[inner](d)
-    spec.pop("required", None)
-
-    def items(d):
-        good = [draw.arg_value(d, spec) for _ in range(d(st.integers(0, 2)))]
-        good.insert(d(st.integers(0, len(good))), bad(d))
-        return good
-    return {"type": "list", "items": spec}, items
-
-
-_PLANTS = {"type": _plant_type, "range": _plant_range, "allowed": _plant_allowed, "missing": _plant_missing,
-           "nested": _plant_nested}
+_PLANTS = {"missing": _plant_missing, "type": _plant_type, "range": _plant_range, "allowed": _plant_allowed,
+           **{f"blatant {how}": lambda d, how=how: _plant_blatant(d, how) for how in ("type", "range", "allowed", "missing")}}
 
 
 @st.composite
 def cases(d, *mistakes: str) -> Case:
-    """A contract with an arg per mistake, and 1-4 args dicts that each carry every mistake."""
+    """A safe contract with an arg per mistake, and 1-3 args dicts that each carry every mistake;
+    "unknown" adds an invented name to each."""
     # The args that carry the mistakes are drawn first: shrinking the rest of the case leaves them alone.
     planted = [(d(draw.NAMES), *_PLANTS[mistake](d), d(st.integers(0, 3)))
                for mistake in mistakes if mistake in _PLANTS]
-    contract, carried = draw.contract(d), {}
+    contract, carried = _safe_contract(d, 0, 2), {}
     for name, spec, bad_value, position in planted:
         name = draw.fresh_name(contract, name)
         contract = draw.with_arg(contract, name, spec, position)
         carried[name] = bad_value
     calls = []
-    for _ in range(d(st.integers(1, 4))):
-        args = draw.valid_args(d, contract)
+    for _ in range(d(st.integers(1, 3))):
+        args = _safe_args(d, {name: spec for name, spec in contract.items() if name not in carried})
+        args = {name: args[name] for name in contract if name in args}   # the contract's order
         for name, bad_value in carried.items():
-            args.pop(name, None)
             if bad_value:
                 args[name] = bad_value(d)
         if "unknown" in mistakes:  # the model invents a name: sku_id for sku
@@ -127,62 +293,187 @@ def cases(d, *mistakes: str) -> Case:
             args = dict(items)
         calls.append(args)
     tool = d(draw.NAMES)
-    table = {tool: entry(args=contract)}
-    if d(draw.BOOL):  # a decoy, first or last: check_args must read TOOLS[name]
-        decoy = {draw.fresh_name(table, d(draw.NAMES)): entry(args=draw.contract(d))}
-        table = {**decoy, **table} if d(draw.BOOL) else {**table, **decoy}
-    return Case(table, tool, tuple(calls))
+    return Case({tool: entry(args=contract)}, tool, tuple(calls))
 
 
-# ── the lesson's incidents, tried under every seed ───────────────────────────
+@st.composite
+def mixed(d) -> Case:
+    """Two or three blatant mistakes of different rules at once (an invented name among them, or not)."""
+    rules = d(st.permutations(("type", "range", "allowed", "missing", "unknown")))[:d(st.integers(2, 3))]
+    return d(cases(*(rule if rule == "unknown" else f"blatant {rule}" for rule in rules)))
 
-NESTED_ARGS = {"filter": {"type": "dict", "properties": {"color": {"type": "str", "allowed": ["blue", "red"]}}},
-               "points": {"type": "list", "items": {"type": "int", "min": 0}, "required": False}}
+
+@st.composite
+def nested(d) -> Case:
+    """A nested arg (a dict with properties, a list with items, items of items), good or with a value
+    inside it that breaks two rules at once; beside safe args."""
+    shape = draw.pick(d, ("dict", "list", "list of lists", "list of dicts"))
+    bad = d(draw.BOOL)
+    inner = {"type": "int", "min": 1, "max": 90}
+    properties = {"region": REGION, "qty": inner}
+    good_dict = {"region": "busan", "qty": 50}
+    bad_dict = draw.pick(d, ({"region": "mars", "qty": "x"}, {"qty": 500, "max_qty": 3}, {"region": "seoul", "qty": "x", "q": 1}))
+    if shape == "dict":
+        spec, value = {"type": "dict", "properties": properties}, dict(bad_dict if bad else good_dict)
+    elif shape == "list of dicts":
+        spec = {"type": "list", "items": {"type": "dict", "properties": properties}}
+        value = [good_dict] * d(st.integers(1, 2))
+        if bad:
+            value.insert(d(st.integers(0, len(value))), bad_dict)
+    else:
+        spec = {"type": "list", "items": inner}
+        value = [d(st.integers(2, 89)) for _ in range(d(st.integers(1, 3)))]
+        if bad:
+            value[d(st.integers(0, len(value))):0] = ["x", 500]
+        if shape == "list of lists":
+            spec, value = {"type": "list", "items": spec}, [[d(st.integers(2, 89))], value]
+    contract = _safe_contract(d, 0, 2)
+    name = draw.fresh_name(contract, d(draw.NAMES))
+    contract = draw.with_arg(contract, name, spec, d(st.integers(0, 2)))
+    args = {**_safe_args(d, {key: spec for key, spec in contract.items() if key != name}), name: value}
+    tool = d(draw.NAMES)
+    return Case({tool: entry(args=contract)}, tool, (args,))
+
+
+# ── the lesson's incidents and every rule's edges, tried under every seed ────
+
+# The seed's stock_lookup with a wider limit: every good value strictly inside (the seed's 1..2 has no inside).
+STOCK_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 20}}
+GOOD = {"sku": "A-100", "region": "seoul", "limit": 5}
 BUDGET_ARGS = {"amount": {"type": "float", "min": 0, "max": 100}, "rush": {"type": "bool", "required": False}}
+ALL_KINDS = {"s": {"type": "str"}, "i": {"type": "int", "min": -5, "max": 10}, "f": {"type": "float"},
+             "b": {"type": "bool"}, "l": {"type": "list"}, "d": {"type": "dict"}}
 
 
-def stock(*calls: dict) -> Case:
-    return Case({"stock_lookup": entry(args=SEED_ARGS)}, "stock_lookup", calls)
+def one(args: dict, *calls: dict, tool: str = "t") -> Case:
+    """One tool with these args, and the calls."""
+    return Case({tool: entry(args=args)}, tool, calls)
 
 
-def budget(*calls: dict) -> Case:
-    return Case({"budget": entry(args=BUDGET_ARGS)}, "budget", calls)
+def intkeys(args: dict) -> dict:
+    """args as JSON spells a dict with a name that is not a str."""
+    return {"$intkeys": [[name, value] for name, value in args.items()]}
 
 
-def search(*calls: dict) -> Case:
-    return Case({"search": entry(args=NESTED_ARGS)}, "search", calls)
-
+INT = {"n": {"type": "int"}}
+FLOAT = {"x": {"type": "float"}}
+NESTED_ARGS = {"filter": {"type": "dict", "properties": {"color": {"type": "str", "allowed": ["blue", "red"]},
+                                                        "size": {"type": "int", "min": 1, "max": 90}}},
+               "points": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}}}
+GRID = {"grid": {"type": "list", "items": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}}}}
+ROWS = {"rows": {"type": "list", "items": {"type": "dict", "properties": {
+    "region": REGION, "qty": {"type": "int", "min": 1, "max": 90}}}}}
+DEEP = {"where": {"type": "dict", "properties": {
+    "skus": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}},
+    "inner": {"type": "dict", "properties": {"qty": {"type": "int", "min": 1, "max": 90}}}}}}
+FILTER = {"color": "red", "size": 5}
 
 INCIDENTS = {
-    "good": (stock(GOOD_ARGS, {**GOOD_ARGS, "limit": 1}), budget({"amount": 100}, {"amount": 0.5, "rush": False})),
-    "unknown": (stock({**GOOD_ARGS, "sku_id": "A-100"}),),
-    "missing": (stock({"region": "seoul", "limit": 1}),),
-    "type": (stock({**GOOD_ARGS, "limit": True}, {**GOOD_ARGS, "limit": "2"}, {**GOOD_ARGS, "limit": 2.0}),
-             budget({"amount": False})),
-    "range": (stock({**GOOD_ARGS, "limit": 3}, {**GOOD_ARGS, "limit": 0}),
-              budget({"amount": draw.NAN}, {"amount": 100.5})),
-    "allowed": (stock({**GOOD_ARGS, "region": "mars"}),),
-    "nested": (search({"filter": {"color": "green"}}, {"filter": {"color": "red"}, "points": [1, -1]},
-                      {"filter": {"colour": "red"}}),),
-    "mixed": (stock({"sku_id": "A-100", "region": "mars", "limit": True}),),
+    "good": (
+        Case({"stock_lookup": entry(args=STOCK_ARGS), "budget": entry(args=BUDGET_ARGS)}, "budget",
+             ({"amount": 50.5, "rush": True}, {"rush": True, "amount": 12.25})),
+        one(ALL_KINDS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1, "a"], "d": {"k": 1}}),
+        one({}, {}),
+        Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
+             (GOOD,)),
+    ),
+    "unknown": (   # smallest first: the first failing call is the one shown
+        one({}, {"x": 1}),
+        one({}, intkeys({1: 2}), intkeys({None: "x"})),
+        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
+             ({**GOOD, "sku_id": "A-100"}, {"max_results": 5, **GOOD}, intkeys({**GOOD, 1: 2}))),
+    ),
+    "missing": (
+        one({"sku": {"type": "str", "required": True}}, {}),
+        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
+             ({"region": "seoul", "limit": 5}, {"sku": "A-100", "region": "seoul"})),
+        one({"sku": {"type": "str"}, "rush": {"type": "bool", "required": False}}, {"sku": "A-100"}),
+        one({"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "l": {"type": "list"}},
+            {"n": 0, "b": False, "s": "", "l": []}),
+        one({"s": {"type": "str"}}, {"s": None}),
+        one({"n": {"type": "int", "required": False}}, {"n": None}),
+        one({"v": {"type": "any"}}, {"v": None}),
+    ),
+    "type": (
+        one(INT, {"n": True}, {"n": 2.0}, {"n": "2"}, {"n": [1]}),
+        one(FLOAT, {"x": True}, {"x": "1.5"}, {"x": [1.5]}),
+        one({"x": {"type": "float", "min": 0, "max": 100}}, {"x": 10}, {"x": 0.5}),
+        one(FLOAT, {"x": 10}, {"x": -3}),
+        one({"b": {"type": "bool"}}, {"b": 1}, {"b": "true"}, {"b": 1.0}),
+        one({"s": {"type": "str"}}, {"s": 1}, {"s": True}, {"s": ["a"]}),
+        one({"l": {"type": "list"}}, {"l": {"$tuple": [1, 2]}}, {"l": "ab"}, {"l": {"a": 1}}),
+        one({"d": {"type": "dict"}}, {"d": [1]}, {"d": "x"}, {"d": [["a", 1]]}),
+        one({"v": {"type": "any"}}, {"v": True}, {"v": "x"}, {"v": [1]}, {"v": {"$tuple": [1]}}, {"v": {"a": None}}),
+    ),
+    "range": (
+        one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
+        one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
+        one({"x": {"type": "float", "min": 0.5, "max": 2.5}},
+            {"x": 0.25}, {"x": 3.0}, {"x": 0.5}, {"x": 2.5}, {"x": draw.NAN}, {"x": 2.5000001}),
+        one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
+        one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
+        one(FLOAT, {"x": draw.NAN}, {"x": draw.INF}),
+        one({"v": {"type": "any"}}, {"v": draw.NAN}),
+        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
+             ({**GOOD, "limit": 21}, {**GOOD, "limit": -1}, {**GOOD, "limit": 1}, {**GOOD, "limit": 20})),
+    ),
+    "allowed": (
+        one({"region": REGION}, {"region": "mars"}, {"region": "Seoul"}, {"region": "seoul "}, {"region": "jeju"}),
+        one({"n": {"type": "int", "allowed": [1, 2, 4]}}, {"n": 3}, {"n": 4}),
+        one({"x": {"type": "float", "allowed": [0.5, 1.5]}}, {"x": 1.0}),
+        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", ({**GOOD, "region": "mars"},)),
+    ),
+    "nested": (
+        one(NESTED_ARGS, {"filter": FILTER, "points": [5, 50]}, tool="search"),
+        one(NESTED_ARGS, {"filter": {"color": "green", "size": "x"}, "points": [5]},
+            {"filter": {"colour": "red", "size": 500}, "points": [5]},
+            {"filter": FILTER, "points": [5, "x", 500]}, tool="search"),
+        one(GRID, {"grid": [[5, 6], [50]]}, {"grid": [[5], ["x", 500]]}),
+        one(ROWS, {"rows": [{"region": "busan", "qty": 5}]},
+            {"rows": [{"region": "busan", "qty": 5}, {"region": "mars", "qty": "x"}]}),
+        one(DEEP, {"where": {"skus": [5], "inner": {"qty": 5}}}, {"where": {"skus": ["x", 500], "inner": {"qty": 5}}},
+            {"where": {"skus": [5], "inner": {"qty": "x", "extra": 1}}}),
+    ),
+    "mixed": (
+        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
+             ({"sku_id": "A-100", "region": "mars", "limit": "x"}, {"region": "mars", "limit": 500})),
+    ),
 }
 
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-@STAGE.check(number=1, points=3, examples=20, always=INCIDENTS["good"])
-def accepts_good_args():
-    """check_args returns None for args that meet the contract (bounds included, optional args left out, any)
+SPEC = {
+    1: ("check_args reads TOOLS[name] when it is called, and returns None when args meet its contract.",),
+    2: ("Every name in args that the contract does not have is unknown:<name>, even a name that is not a str: "
+        "{1: 2} gives unknown:1.",),
+    3: ("A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an absent "
+        "optional arg is fine, and a present arg is never missing, even when its value is None, 0, False or an "
+        "empty str.",),
+    4: ("bool never passes for int or float (bool is an int in Python!); an int passes for float; any lets every "
+        "value through.",),
+    5: ("Both bounds are inclusive, and NaN is outside every range that has a bound; a float arg with no min "
+        "and no max lets NaN through.",),
+    6: ("A value that is not in the arg's allowed list is allowed:<arg>.",),
+    7: ("Inside a nested arg the field is a dotted path: type:filter.color.",
+         "An item of a list arg, at any depth, is named by its list: range:points."),
+    8: ("When several checks fail, any one of their reasons is right (None is not).",),
+}
 
-    Bounds are inclusive (min <= value <= max), an int passes for a float, and an optional arg may be
-    left out.
+
+@STAGE.check(number=1, spec=SPEC[1], points=3, examples=4, always=INCIDENTS["good"])
+def accepts_good_args():
+    """check_args returns None for args that meet the contract, reading TOOLS[name]
+
+    Read the contract of the tool named, TOOLS[name]["args"], when check_args is called; args that
+    meet it give None.
     """
     return cases()
 
 
-@STAGE.check(number=2, points=3, always=INCIDENTS["unknown"])
+@STAGE.check(number=2, spec=SPEC[2], points=3, examples=4, always=INCIDENTS["unknown"])
 def refuses_unknown_names():
-    """check_args refuses a name the contract does not have: unknown:<arg>
+    """check_args refuses a name the contract does not have, even one that is not a str: unknown:<arg>
 
     Look at every name in args, not only the contract's: a name the contract does not have is
     unknown:<name> (the model invents sku_id for sku).
@@ -190,29 +481,30 @@ def refuses_unknown_names():
     return cases("unknown")
 
 
-@STAGE.check(number=3, points=2, always=INCIDENTS["missing"])
+@STAGE.check(number=3, spec=SPEC[3], points=2, examples=4, always=INCIDENTS["missing"])
 def refuses_missing_args():
-    """check_args refuses a missing required arg: missing:<arg>
+    """check_args refuses an absent required arg (missing:<arg>); an absent optional arg, or a present None, 0, False or "", is not missing
 
     A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an
-    absent optional arg is fine.
+    absent optional arg is fine, and a present value is never missing: None is a value (a type error
+    for a str, fine for any), and so are 0, False and "".
     """
     return cases("missing")
 
 
-@STAGE.check(number=4, points=4, always=INCIDENTS["type"])
+@STAGE.check(number=4, spec=SPEC[4], points=4, examples=4, always=INCIDENTS["type"])
 def refuses_wrong_types():
-    """check_args refuses a value of the wrong type, and bool is never an int or a float: type:<arg>
+    """check_args refuses a value of the wrong type (bool is never an int or a float) and lets an int pass for a float: type:<arg>
 
     bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. 2.0 is
-    not an int, "2" is not a number.
+    not an int, "2" is not a number; an int is a fine float, and "any" lets every value through.
     """
     return cases("type")
 
 
-@STAGE.check(number=5, points=3, always=INCIDENTS["range"])
+@STAGE.check(number=5, spec=SPEC[5], points=3, examples=4, always=INCIDENTS["range"])
 def refuses_out_of_range():
-    """check_args refuses a number outside min..max, NaN too: range:<arg>
+    """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
 
     Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.
     Both bounds are inclusive.
@@ -220,7 +512,7 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(number=6, points=2, always=INCIDENTS["allowed"])
+@STAGE.check(number=6, spec=SPEC[6], points=2, examples=4, always=INCIDENTS["allowed"])
 def refuses_values_not_allowed():
     """check_args refuses a value not in allowed: allowed:<arg>
 
@@ -229,21 +521,20 @@ def refuses_values_not_allowed():
     return cases("allowed")
 
 
-@STAGE.check(number=7, points=2, always=INCIDENTS["nested"])
+@STAGE.check(number=7, spec=SPEC[7], points=2, examples=4, always=INCIDENTS["nested"])
 def checks_inside_nested_args():
-    """check_args checks inside dict args (properties) and list args (items), naming the field by its dotted path
+    """check_args checks inside dict args (properties) and list args (items, items of items), naming the field by its dotted path
 
     Check a dict arg's properties as args are checked, and every item of a list arg against items; name
     the field by its dotted path (type:filter.color), an item by its list (range:points).
     """
-    return cases("nested")
+    return nested()
 
 
-@STAGE.check(number=8, points=1, always=INCIDENTS["mixed"])
+@STAGE.check(number=8, spec=SPEC[8], points=1, examples=4, always=INCIDENTS["mixed"])
 def names_a_real_failure():
     """check_args names a check that really fails when several do
 
     With several mistakes, report any one that really fails; never None.
     """
-    return st.sampled_from([("unknown", "type"), ("missing", "range"), ("type", "allowed", "nested"),
-                            ("unknown", "missing", "allowed")]).flatmap(lambda mix: cases(*mix))
+    return mixed()

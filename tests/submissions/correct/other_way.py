@@ -91,7 +91,7 @@ def arg_problems(specs, args, prefix):
                 yield from arg_problems(spec["properties"], value, field + ".")
             for item in value if "items" in spec else []:
                 yield from arg_problems({name: spec["items"]}, {name: item}, prefix)
-    yield from ("unknown:" + prefix + name for name in args if name not in specs)
+    yield from ("unknown:%s%s" % (prefix, name) for name in args if name not in specs)   # a name need not be a str
 
 
 def check_args(name, args):
