@@ -16,11 +16,12 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 
+from agtool.syllabus import LESSONS
 from grader.kit.grading import Grade
 from grader.kit.probing import CheckResult
 from grader.kit.session import clean_text
 
-STAGE_TITLES = {1: "contract", 2: "argument check", 3: "result check", 4: "door", 5: "memo", 6: "retry graph"}
+STAGE_TITLES = {number: lesson.title for number, lesson in LESSONS.items()}
 MAX_RESULTS_BYTES = 1_000_000     # Gradescope refuses more
 FIELD_LIMIT = 1500                # characters of one shown input, expected or got
 
