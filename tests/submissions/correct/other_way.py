@@ -205,12 +205,17 @@ def region_fix(state):
 def clamp_fix(state):
     name = field_of(state)
     spec = TOOLS[state["tool"]]["args"][name]
-    value = max(spec.get("min", -math.inf), min(spec.get("max", math.inf), state["args"][name]))
+    value = state["args"][name]
+    if value != value:  # NaN: min if there is one, else max
+        value = spec["min"] if "min" in spec else spec["max"]
+    value = max(spec.get("min", -math.inf), min(spec.get("max", math.inf), value))
     return {"args": dict(state["args"], **{name: value})}
 
 
 def rename_fix(state):
     name = field_of(state)
+    if name not in state["args"]:  # a dotted field: nothing here to rename
+        return {"tool": None}
     args = {key: value for key, value in state["args"].items() if key != name}
     close = [known for known in TOOLS[state["tool"]]["args"] if known not in args and distance(known, name) <= 2]
     if close:
@@ -238,9 +243,13 @@ class State(TypedDict, total=False):
     answer: Any
     limit: int
     memo: Any
+    picker: Any
 
 
 def pick(state):
+    if state.get("picker") is not None:
+        tool, args = state["picker"](state["request"])
+        return {"tool": tool, "args": args, "attempts": 0, "result": None, "reasons": [], "path": ["pick"]}
     request = state["request"] if isinstance(state["request"], dict) else {}
     return {"tool": request.get("tool"), "args": request.get("args", {}), "attempts": 0, "result": None,
             "reasons": [], "path": ["pick"]}
@@ -298,6 +307,9 @@ def build_graph():
     return graph.compile()
 
 
-def run(request, max_attempts=MAX_ATTEMPTS, memo=None):
-    state = {"request": request, "limit": max_attempts, "memo": {} if memo is None else memo}
+def run(request, max_attempts=MAX_ATTEMPTS, memo=None, picker=None):
+    if type(max_attempts) is not int:
+        return {"tool": None, "args": None, "result": None, "reasons": ["run:type:max_attempts"], "path": [],
+                "attempts": 0, "status": "gave_up", "answer": None}
+    state = {"request": request, "limit": max_attempts, "memo": {} if memo is None else memo, "picker": picker}
     return build_graph().invoke(state, {"recursion_limit": 2 * max(max_attempts, 1) + 5})
