@@ -387,7 +387,26 @@ def check_result(name: str, value: Any) -> str | None:
     Reasons: shape:result (not a dict), shape:<key> (missing or wrong type),
     empty:<key> (unless allow_empty), too_big:<key> (over max_len),
     range:<key> (outside min/max, NaN too). Inside `items` the field is a
-    dotted path: range:rows.qty. Extra keys are allowed.
+    dotted path: range:rows.qty. Extra keys are allowed. The rules, as the
+    grader judges them:
+
+    - check_result reads TOOLS[name] when it is called, and returns None when
+      value meets its returns spec. Keys the spec does not mention are allowed.
+    - A value that is not a dict is shape:result.
+    - A key of the spec that is missing, or a value of the wrong type, is
+      shape:<key>: True is not an int, 4.0 is not an int, an int is a fine
+      float (total=10 passes), and an any key takes every type.
+    - An empty list, dict or str is empty:<key> unless the spec says
+      allow_empty=True, in an any key too; 0, False and None are not empty.
+    - A list longer than max_len is too_big:<key>; exactly max_len items pass.
+    - A number outside min..max is range:<key> (both bounds inclusive), NaN
+      too; a float key with no min and no max lets NaN through, and so does
+      an any key.
+    - Every item of a list with items is checked against the item specs,
+      items of items too, and the field is its dotted path: range:rows.qty;
+      an item that is not a dict is shape:<key>.
+    - check_result never raises: a set, bytes, an object or a dict with int
+      keys where a key's value should be still gets None or a reason.
     """
     # BEGIN SOLUTION
     if not isinstance(value, dict):
@@ -397,7 +416,11 @@ def check_result(name: str, value: Any) -> str | None:
 
 
 def check_fields(specs: dict, value: dict, prefix: str) -> str | None:
-    """The first reason a dict breaks specs (key -> return spec), fields named prefix + key."""
+    """The first reason a dict breaks specs (key -> return spec), fields named prefix + key.
+
+    For each key in the spec's order: shape, then empty, then too_big, then range, then its
+    items, each item a dict checked by check_fields itself with prefix + key + ".".
+    """
     # BEGIN SOLUTION
     for key, spec in specs.items():
         if key not in value or not has_type(value[key], spec["type"]):

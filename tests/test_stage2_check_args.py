@@ -141,6 +141,24 @@ def test_a_tool_without_args_takes_none(put_tool, spy):
 def test_non_str_arg_names_are_unknown():
     """A key that is not a str can never be a contract arg."""
     assert tools.check_args("stock_lookup", {**GOOD, 1: "x"}) == "unknown:1"
+    assert tools.check_args("stock_lookup", {1: 2}) == "unknown:1"
+    assert tools.check_args("stock_lookup", {**GOOD, None: "x"}) == "unknown:None"
+
+
+def test_nan_passes_a_float_with_no_bounds(put_tool, spy):
+    """NaN is refused only by a bound: a float arg with neither min nor max, or an any arg, lets it through."""
+    put_tool("free", spy(), args={"x": {"type": "float"}, "v": {"type": "any", "required": False}})
+    assert tools.check_args("free", {"x": NAN}) is None
+    assert tools.check_args("free", {"x": 1.5, "v": NAN}) is None
+    assert tools.check_args("free", {"x": INF}) is None
+
+
+def test_a_present_falsy_value_is_never_missing(put_tool, spy):
+    """None, 0, False and "" are values: type-checked, never missing."""
+    put_tool("falsy", spy(), args={"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"},
+                                   "v": {"type": "any"}})
+    assert tools.check_args("falsy", {"n": 0, "b": False, "s": "", "v": None}) is None
+    assert tools.check_args("falsy", {"n": None, "b": False, "s": "", "v": None}) == "type:n"
 
 
 # ── the table is read at call time ──────────────────────────────────────────

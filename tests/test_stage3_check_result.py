@@ -86,6 +86,22 @@ def test_allow_empty_lets_an_empty_value_pass(put_tool, spy):
     assert tools.check_result("maybe", {"hits": [], "meta": {}, "note": ""}) == "empty:note"
 
 
+def test_an_any_key_takes_every_type_but_not_an_empty_value(put_tool, spy):
+    """An any key: every type passes, NaN too (no bound); an empty list, dict or str is still empty."""
+    put_tool("anything", spy(), returns={"v": {"type": "any"}})
+    for value in (None, True, 0, NAN, "x", [1], {"a": 1}):
+        assert tools.check_result("anything", {"v": value}) is None
+    for value in ("", [], {}):
+        assert tools.check_result("anything", {"v": value}) == "empty:v"
+
+
+def test_zero_false_and_none_are_not_empty(put_tool, spy):
+    """Only a list, dict or str can be empty."""
+    put_tool("falsy", spy(), returns={"n": {"type": "int"}, "b": {"type": "bool"}, "f": {"type": "float"}})
+    assert tools.check_result("falsy", {"n": 0, "b": False, "f": 0.0}) is None
+    assert tools.check_result("falsy", {"n": 0, "b": False, "f": NAN}) is None   # no bound: NaN passes
+
+
 def test_empty_dict_is_empty(put_tool, spy):
     """An empty dict is empty unless allowed."""
     put_tool("meta", spy(), returns={"meta": {"type": "dict"}})

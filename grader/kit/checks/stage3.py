@@ -1,8 +1,20 @@
 """Stage 3 · check_result(name, value): what came back, checked against the returns spec.
 
-A case is a table (the probed tool, a returns spec with one key added for the
-check's mistake) and a few values that all carry that mistake. Any reason that
+A case is a table (one tool, its returns spec) and a few values. Any reason that
 really fails is right (oracle.result_reasons); the spec fixes no order.
+
+One mistake costs one check. Each check owns both sides of its rule: what it
+refuses and the edges it lets through (3.5 refuses 3 items for max_len 2 and
+accepts 2; 3.3 refuses True for an int and accepts 10 for a float; 3.4 accepts
+0, False and None, which are not empty). Everything else in a check's cases is
+strictly valid and away from every other rule's edges: numbers strictly inside
+their bounds and never 0, a float key given a float, non-empty strs, lists and
+dicts, lists shorter than max_len, no extra keys, no "any" key and no items
+outside the checks about them. 3.7's bad items each break two rules at once, so
+only a check that never looks inside the items misses them all.
+
+Fixed cases (`INCIDENTS`, tried under every seed) hold every edge of every rule,
+items of items included, so a verdict never hangs on the seed.
 """
 
 from dataclasses import dataclass
@@ -34,21 +46,22 @@ def expect(case: Case) -> list[list[str]]:
 
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
+    returns = values.decode(case.table[case.tool]["returns"])
     for value, reasons, result in zip(case.calls, expected, observation["results"]):
         if not reason_ok(value_of(result), reasons):
-            return _mismatch(case, value, one_of(reasons), result)
+            return _mismatch(case, value, one_of(reasons), result, advise(returns, values.decode(value), reasons, result))
     return None
 
 
 def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
     for value, result in zip(case.calls, observation["results"]):
         if "raised" in result or not (result["value"] is None or type(result["value"]) is str):
-            return _mismatch(case, value, "None or a reason, never an exception", result)
+            return _mismatch(case, value, "None or a reason, never an exception", result, "")
     return None
 
 
-def _mismatch(case: Case, value, expected: str, result: dict) -> Mismatch:
-    return Mismatch(f"check_result({case.tool!r}, {py(value)})", expected, got_text(result))
+def _mismatch(case: Case, value, expected: str, result: dict, hint: str) -> Mismatch:
+    return Mismatch(f"check_result({case.tool!r}, {py(value, 10_000)})", expected, got_text(result), hint)
 
 
 def show(case: Case) -> str:
@@ -58,93 +71,214 @@ def show(case: Case) -> str:
 STAGE = Stage(3, probe, show, expect, compare)
 
 
+# ── the hint for what was observed ───────────────────────────────────────────
+# From the case, the expected reasons and the answer alone (no oracle): the kit's
+# public probes give the same hint. "" keeps the check's own.
+
+HINTS = {
+    "raised": "check_result never raises: check isinstance(value, dict) before you read a key, an item's "
+              "type before you read its keys, and a value's type before you compare it or take len().",
+    "not a dict": "Check isinstance(value, dict) before reading any key: anything else is shape:result.",
+    "extra": "Keys the spec does not mention are allowed: check what the contract names, and only that.",
+    "missing": "A key of the spec that is absent is shape:<key>.",
+    "bool": "bool is a subclass of int: True is not an int (nor a float), it is shape:<key>.",
+    "float for int": "4.0 is a float, not an int: shape:<key>.",
+    "int for float": "An int is a fine float: total=10 passes for a float key (use the stage-2 has_type).",
+    "any": "An any key takes every type; only emptiness (empty:<key>) can fail it.",
+    "type": 'A value of the wrong type is shape:<key>: "4개" is not an int, a tuple is not a list.',
+    "empty": 'An empty list, dict or str is not "no problem": empty:<key>, unless the spec says '
+             "allow_empty=True (an any key too).",
+    "allow_empty": "allow_empty=True lets an empty list, dict or str through.",
+    "falsy": "Only a list, dict or str can be empty: 0, False and None are values, not empty ones.",
+    "too_big": "A list longer than max_len is too_big:<key>.",
+    "max_len": "max_len is inclusive: a list of exactly max_len items passes.",
+    "nan": "Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.",
+    "nan without bounds": "NaN is refused only by a bound: a float key with no min and no max, or an any "
+                          "key, lets NaN through.",
+    "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
+    "range": "A number outside min..max is range:<key>; check each bound the spec has.",
+    "items": "Check every item of a list with items against the item specs, items of items too "
+             "(check_fields calls itself), and an item that is not a dict is shape:<key>.",
+    "path": "Name a field inside items by its dotted path: range:rows.qty, range:days.slots.qty.",
+}
+
+
+def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
+    """The hint for this answer, from what was expected and what came back."""
+    got = value_of(result)
+    if "raised" in result:
+        if not isinstance(value, dict):
+            return HINTS["not a dict"]
+        if any(isinstance(value.get(key), list) and "items" in spec and
+               not all(isinstance(element, dict) for element in value[key]) for key, spec in returns.items()):
+            return HINTS["items"]
+        return HINTS["raised"]
+    if not reasons:   # a good value was refused: which edge?
+        if type(got) is not str or not isinstance(value, dict):
+            return ""
+        kind, _, field = got.partition(":")
+        if field == "result" or field not in returns:
+            return HINTS["extra"] if set(value) - set(returns) else ""
+        spec, item = returns[field], value.get(field)
+        if kind == "shape":
+            if spec["type"] == "float" and type(item) is int:
+                return HINTS["int for float"]
+            return HINTS["any"] if spec["type"] == "any" else ""
+        if kind == "empty":
+            return HINTS["allow_empty"] if spec.get("allow_empty") else HINTS["falsy"] if not isinstance(
+                item, (list, dict, str)) else ""
+        if kind == "too_big" and isinstance(item, list) and len(item) == spec.get("max_len"):
+            return HINTS["max_len"]
+        if kind == "range" and isinstance(item, (int, float)):
+            if item != item:
+                return HINTS["nan without bounds"]
+            if item in (spec.get("min"), spec.get("max")):
+                return HINTS["bound"]
+        return ""
+    if type(got) is str and "." in "".join(reasons):
+        tail = got.partition(":")[2].split(".")[-1]
+        if any(reason.partition(":")[2].split(".")[-1] == tail for reason in reasons):
+            return HINTS["path"]
+    if got is not None and type(got) is not str:
+        return ""
+    if got is not None:
+        return ""
+    if "shape:result" in reasons:
+        return HINTS["not a dict"]
+    if all("." in reason for reason in reasons) or any(reason.split(":", 1)[1] in returns and
+                                                     "items" in returns[reason.split(":", 1)[1]] and
+                                                     reason.startswith("shape:") for reason in reasons):
+        return HINTS["items"]
+    kinds = {reason.split(":", 1)[0] for reason in reasons}
+    if len(kinds) != 1:
+        return ""
+    (kind,) = kinds
+    field = reasons[0].split(":", 1)[1]
+    item = value.get(field, _ABSENT) if isinstance(value, dict) else _ABSENT
+    if kind == "shape":
+        if item is _ABSENT:
+            return HINTS["missing"]
+        if type(item) is bool:
+            return HINTS["bool"]
+        if type(item) is float and returns.get(field, {}).get("type") == "int":
+            return HINTS["float for int"]
+        return HINTS["type"]
+    if kind == "range" and type(item) is float and item != item:
+        return HINTS["nan"]
+    return HINTS.get(kind, "")
+
+
+_ABSENT = object()
+
+
 # ── drawing cases ────────────────────────────────────────────────────────────
+# A safe key is strictly valid and away from every rule's edge: a number strictly
+# inside its bounds and never 0, a float key's value a float, non-empty strs, lists
+# and dicts, a list shorter than max_len, True for a bool, no "any", no items.
 
-def _sized_spec(d):
-    kind = draw.pick(d, ("str", "list", "dict"))
+SAFE_KINDS = ("str", "int", "float", "bool", "list", "dict")
+WIDTH = st.integers(3, 9)
+FAR = (-100, 100)
+
+
+def _safe_spec(d, kind: str | None = None) -> dict:
+    kind = kind or draw.pick(d, SAFE_KINDS)
+    spec = {"type": kind}
+    if kind in ("int", "float"):
+        low = d(draw.LOW)
+        spec.update(draw.pick(d, ({}, {"min": low, "max": low + d(WIDTH)}, {"min": low}, {"max": low})))
     if kind == "list" and d(draw.BOOL):
-        return {"type": kind, "items": draw.returns(d, 1, least=1, most=2)}
-    return {"type": kind}
-
-
-def _number_spec(d):
-    kind = draw.pick(d, ("int", "float"))
-    return {"type": kind, **draw.bounds(d, kind, draw.pick(d, ("both", "min", "max")))}
-
-
-def _long_list_spec(d):
-    spec = {"type": "list", "max_len": d(st.integers(0, 2))}
-    if d(draw.BOOL):
-        spec["items"] = draw.returns(d, 1, least=1, most=2)
+        spec["max_len"] = d(st.integers(2, 4))
+    if kind in ("str", "list", "dict") and draw.chance(d, 4):
+        spec["allow_empty"] = d(draw.BOOL)
     return spec
 
 
-def _items_spec(d):
-    return {"type": "list", "items": draw.returns(d, 1, least=1, most=3)}
-
-
-def _missing_or_wrong(d, spec):
-    return draw.pick(d, (None,) + draw.WRONG_RESULT[spec["type"]])   # None here: the key is left out
-
-
-def _too_long(d, spec):
-    good = draw.result_value(d, {**spec, "max_len": 3, "allow_empty": True})
-    filler = draw.result_dict(d, spec["items"]) if "items" in spec else 1
-    return good + [filler] * (spec["max_len"] + 1 - len(good))
-
-
-def _bad_item(d, spec):
-    """A list whose items meet the spec but one: a key missing, wrong, empty or out of range, or no dict."""
-    items = [draw.result_dict(d, spec["items"]) for _ in range(d(st.integers(1, 3)))]
-    at = d(st.integers(0, len(items) - 1))
-    key = draw.pick(d, list(spec["items"]))
-    inner = spec["items"][key]
-    how = draw.pick(d, ("wrong", "no dict", "empty", "range"))
-    if how == "no dict":
-        items[at] = draw.pick(d, (None, "qty", 3, [1]))
-    elif how == "empty" and inner["type"] in ("str", "list", "dict") and not inner.get("allow_empty", False):
-        items[at][key] = {"str": "", "list": [], "dict": {}}[inner["type"]]
-    elif how == "range" and ("min" in inner or "max" in inner):
-        items[at][key] = draw.outside(d, inner)
-    else:
-        bad = _missing_or_wrong(d, inner)
-        if bad is None:
-            del items[at][key]
+def _safe_value(d, spec: dict):
+    kind = spec["type"]
+    if kind in ("int", "float"):
+        low, high = spec.get("min"), spec.get("max")
+        if low is not None and high is not None:
+            inside = [low + step * (high - low) for step in (0.25, 0.5, 0.75)] if kind == "float" \
+                else list(range(low + 1, high))
+        elif low is not None:
+            inside = [low + 1.5, low + 3.25, low + 7.5] if kind == "float" else [low + 1, low + 3, low + 7]
+        elif high is not None:
+            inside = [high - 1.5, high - 3.25, high - 7.5] if kind == "float" else [high - 1, high - 3, high - 7]
         else:
-            items[at][key] = bad
-    return items
+            inside = [12.5, -3.75, 1e5 + 0.5] if kind == "float" else [12, -3, 1000]
+        value = draw.pick(d, [number for number in inside if number != 0] or inside)
+        return float(value) if kind == "float" else int(value)
+    if kind == "str":
+        return d(draw.TEXT1)
+    if kind == "bool":
+        return True
+    if kind == "list":
+        return [d(draw.LEAF) for _ in range(d(st.integers(1, spec.get("max_len", 4) - 1)))]
+    return {name: d(draw.LEAF) for name in draw.names(d, 1, 2)}
+
+
+def _safe_returns(d, least: int = 0, most: int = 3) -> dict:
+    return {name: _safe_spec(d) for name in draw.names(d, least, most)}
+
+
+def _safe_dict(d, returns: dict) -> dict:
+    return {key: _safe_value(d, spec) for key, spec in returns.items()}
+
+
+def _plant_shape(d):
+    spec = _safe_spec(d)
+    wrong = draw.WRONG_RESULT[spec["type"]]
+    return spec, lambda d: draw.pick(d, (None,) + wrong)   # None here: the key is left out
+
+
+def _plant_empty(d):
+    spec = {"type": draw.pick(d, ("str", "list", "dict")), **({"allow_empty": False} if d(draw.BOOL) else {})}
+    return spec, lambda d: _EMPTY[spec["type"]]
+
+
+def _plant_too_big(d):
+    spec = {"type": "list", "max_len": d(st.integers(1, 3))}
+    return spec, lambda d: [d(draw.LEAF) for _ in range(spec["max_len"] + d(st.integers(1, 5)))] or [1]
+
+
+def _plant_range(d):
+    kind = draw.pick(d, ("int", "float"))
+    spec = {"type": kind, **draw.bounds(d, kind, draw.pick(d, ("both", "min", "max")))}
+    return spec, lambda d: _outside(d, spec)
+
+
+def _outside(d, spec: dict):
+    """A number outside the spec's bounds, never 0 (3.4's edge: a falsy value): farther out on its side."""
+    value = draw.outside(d, spec)
+    if value == 0:
+        value = spec["min"] - 100 if "min" in spec and not 0 >= spec["min"] else spec["max"] + 100
+    return float(value) if spec["type"] == "float" else value
 
 
 _EMPTY = {"str": "", "list": [], "dict": {}}
-
-# mistake -> (the spec of the key that carries it, its bad value; None: the key is left out)
-_MISTAKES = {
-    "shape": (lambda d: draw.return_spec(d, 1), _missing_or_wrong),
-    "empty": (lambda d: {**_sized_spec(d), **({"allow_empty": False} if d(draw.BOOL) else {})},
-              lambda d, spec: _EMPTY[spec["type"]]),
-    "too_big": (_long_list_spec, _too_long),
-    "range": (_number_spec, draw.outside),
-    "items": (_items_spec, _bad_item),
-}
+_PLANTS = {"shape": _plant_shape, "empty": _plant_empty, "too_big": _plant_too_big, "range": _plant_range}
 
 
 @st.composite
 def cases(d, mistake: str | None = None) -> Case:
-    """A returns spec with a key for the mistake, and 1-4 values that carry it (or all good)."""
+    """Safe returns with a key for the mistake, and 1-3 values that carry it (or all good, an extra key
+    now and then)."""
     if mistake:  # drawn first: shrinking the rest of the case leaves it alone
-        key, (spec, bad_value) = d(draw.NAMES), (_MISTAKES[mistake][0](d), _MISTAKES[mistake][1])
-    returns = draw.returns(d)
+        key, (spec, bad_value) = d(draw.NAMES), _PLANTS[mistake](d)
+    returns = _safe_returns(d)
     if mistake:
         key = draw.fresh_name(returns, key)
         returns = draw.with_arg(returns, key, spec, d(st.integers(0, 3)))
     calls = []
-    for _ in range(d(st.integers(1, 4))):
-        value = draw.result_dict(d, returns)
+    for _ in range(d(st.integers(1, 3))):
+        value = _safe_dict(d, {name: spec for name, spec in returns.items() if not mistake or name != key})
         if mistake:
-            bad = bad_value(d, spec)
-            value.pop(key)
+            bad = bad_value(d)
             if bad is not None:
                 value[key] = bad
+        elif draw.chance(d, 3):   # extra keys are allowed (3.1's own)
+            value[draw.fresh_name(returns, "extra")] = d(draw.LEAF)
         calls.append(value)
     tool = d(draw.NAMES)
     return Case({tool: entry(returns=returns)}, tool, tuple(calls))
@@ -153,32 +287,68 @@ def cases(d, mistake: str | None = None) -> Case:
 @st.composite
 def not_dicts(d) -> Case:
     tool = d(draw.NAMES)
-    return Case({tool: entry(returns=draw.returns(d))}, tool,
+    return Case({tool: entry(returns=_safe_returns(d))}, tool,
                 tuple(draw.pick(d, draw.NOT_A_DICT) for _ in range(d(st.integers(1, 3)))))
 
 
-_ODD = ({"$set": [1]}, {"$bytes": "x"}, {"$object": 0}, {"$tuple": [1]}, {"$intkeys": [[1, "a"]]},
-        None, [None], "x", draw.NAN, [[1]], [{"$set": []}], {"a": {"$object": 0}}, [{"$tuple": []}])
+ITEM = {"region": {"type": "str"}, "qty": {"type": "int", "min": 1, "max": 90}}
+GOOD_ITEM = {"region": "seoul", "qty": 5}
+BAD_ITEMS = ({"region": "", "qty": 500}, {"qty": 500}, {"region": 5, "qty": 500}, 3, "seoul", None, [GOOD_ITEM])
+
+
+@st.composite
+def bad_items(d) -> Case:
+    """A list with items (items of items, now and then) beside safe keys; its items good, or one of them
+    breaking two rules at once, or no dict at all."""
+    deep, bad = d(draw.BOOL), d(draw.BOOL)
+    items = [GOOD_ITEM] * d(st.integers(1, 2))
+    if bad:
+        items.insert(d(st.integers(0, len(items))), draw.pick(d, BAD_ITEMS))
+    spec, value = {"type": "list", "items": ITEM}, items
+    if deep:
+        spec, value = {"type": "list", "items": {"slots": spec}}, [{"slots": [GOOD_ITEM]}, {"slots": items}]
+    returns = _safe_returns(d, 0, 2)
+    key = draw.fresh_name(returns, d(draw.NAMES))
+    returns = draw.with_arg(returns, key, spec, d(st.integers(0, 2)))
+    tool = d(draw.NAMES)
+    rest = _safe_dict(d, {name: spec for name, spec in returns.items() if name != key})
+    return Case({tool: entry(returns=returns)}, tool, ({**rest, key: value},))
+
+
+# Values no JSON tool sends, at keys with no bound and no items: a check that reads types answers them
+# without raising; which reason is right is 3.3's question, not this check's.
+# (A tuple is 3.3's: a tuple is not a list.)
+_ODD = ({"$set": [1]}, {"$bytes": "x"}, {"$object": 0}, {"$intkeys": [[1, "a"]]}, {"$set": []},
+        [{"$set": []}], {"a": {"$object": 0}}, [{"$bytes": ""}])
+_ODD_KINDS = ("str", "int", "float", "bool", "list", "dict")
 
 
 @st.composite
 def odd_values(d) -> Case:
-    """Values no tool should send: odd objects at odd places, inside good-looking dicts."""
-    tool, returns = d(draw.NAMES), draw.returns(d, least=1)
+    tool = d(draw.NAMES)
+    returns = {name: {"type": draw.pick(d, _ODD_KINDS)} for name in draw.names(d, 1, 3)}
     calls = []
-    for _ in range(d(st.integers(1, 4))):
-        value = draw.result_dict(d, returns)
+    for _ in range(d(st.integers(1, 3))):
+        value = _safe_dict(d, returns)
         for key in list(value):
             if d(draw.BOOL):
                 value[key] = draw.pick(d, _ODD)
-        calls.append(value if d(st.integers(0, 5)) else draw.pick(d, _ODD))
+        calls.append(value)
     return Case({tool: entry(returns=returns)}, tool, tuple(calls))
 
 
-# ── the lesson's incidents, tried under every seed ───────────────────────────
+# ── the lesson's incidents and every rule's edges, tried under every seed ────
 
 ROW = {"region": "seoul", "qty": 5}
 JEJU = {"sku": "A-100", "region": "jeju"}
+ALL_RETURNS = {"s": {"type": "str"}, "i": {"type": "int", "min": -5, "max": 10}, "f": {"type": "float"},
+               "b": {"type": "bool"}, "l": {"type": "list", "max_len": 3}, "d": {"type": "dict"}}
+ROWS = {"rows": {"type": "list", "items": ITEM}}
+DAYS = {"days": {"type": "list", "items": {"slots": {"type": "list", "items": ITEM}}}}
+
+
+def one(returns: dict, *values, tool: str = "t") -> Case:
+    return Case({tool: entry(returns=returns)}, tool, values)
 
 
 def stock(*values) -> Case:
@@ -189,35 +359,108 @@ def eta(*values) -> Case:
     return Case({"delivery_eta": entry(returns=ETA_RETURNS)}, "delivery_eta", values)
 
 
-INCIDENTS = {
-    "good": (stock({"sku": "A-100", "rows": [ROW, {"region": "busan", "qty": 0}]}, {"sku": "B", "rows": [ROW]}),
-             eta({"sku": "A-100", "region": "jeju", "days": 14, "note": "extra keys are fine"})),
-    "not a dict": (stock([ROW], "in stock", None),),
-    "shape": (stock({"sku": "A-100"}, {"sku": "A-100", "rows": {"region": "seoul"}}),
-              eta({**JEJU, "days": "4개"}, {**JEJU, "days": True})),
-    "empty": (stock({"sku": "Z-999", "rows": []}, {"sku": "", "rows": [ROW]}),),
-    "too_big": (stock({"sku": "D-400", "rows": [ROW] * 20}),),
-    "range": (eta({**JEJU, "days": 72}, {**JEJU, "days": draw.NAN}),),
-    "items": (stock({"sku": "A-100", "rows": [ROW, {"region": "seoul", "qty": -1}]},
-                    {"sku": "A-100", "rows": [{"region": "seoul", "qty": "4개"}]},
-                    {"sku": "A-100", "rows": [ROW, None]}),),
-    "odd": (stock({"sku": "A-100", "rows": {"$set": [1]}}, {"$object": 0}, {"sku": {"$tuple": []}, "rows": [[1]]}),),
+INCIDENTS = {   # in each, the smallest first: the first failing value is the one shown
+    "good": (
+        one(ALL_RETURNS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"k": 1}}),
+        eta({**JEJU, "days": 5, "note": "extra keys are fine"}, {**JEJU, "days": 3}),
+        stock({"sku": "A-100", "rows": [ROW], "warehouse": "seoul-1"}),
+    ),
+    "not a dict": (
+        one({"sku": {"type": "str"}}, None, "in stock", 3, [{"sku": "A-100"}], {"$tuple": ["sku"]}, {"$set": [1]}),
+        stock([ROW], "in stock", None),
+    ),
+    "shape": (
+        one({"sku": {"type": "str"}}, {}),
+        one({"n": {"type": "int"}}, {"n": True}, {"n": "4개"}, {"n": 4.0}, {"n": None}, {"n": [1]}),
+        one({"x": {"type": "float"}}, {"x": True}, {"x": "1.5"}, {"x": None}),
+        one({"total": {"type": "float", "min": 0}}, {"total": 10}, {"total": 3}),
+        one({"s": {"type": "str"}}, {"s": 5}, {"s": None}, {"s": True}),
+        one({"b": {"type": "bool"}}, {"b": 1}, {"b": "true"}, {"b": None}),
+        one({"l": {"type": "list"}}, {"l": {"$tuple": [1]}}, {"l": "ab"}, {"l": {"a": 1}}),
+        one({"d": {"type": "dict"}}, {"d": [1]}, {"d": "x"}, {"d": [["a", 1]]}),
+        one({"v": {"type": "any"}}, {"v": True}, {"v": 5}, {"v": "x"}, {"v": [1]}, {"v": {"$tuple": [1]}}),
+        eta({**JEJU, "days": "4개"}, {**JEJU, "days": True}, {"sku": "A-100", "days": 3}),
+    ),
+    "empty": (
+        one({"s": {"type": "str"}}, {"s": ""}),
+        one({"l": {"type": "list"}, "d": {"type": "dict", "allow_empty": False}}, {"l": [], "d": {"a": 1}},
+            {"l": [1], "d": {}}),
+        one({"v": {"type": "any"}}, {"v": ""}, {"v": []}, {"v": {}}),
+        one({"s": {"type": "str", "allow_empty": True}, "l": {"type": "list", "allow_empty": True},
+             "d": {"type": "dict", "allow_empty": True}, "v": {"type": "any", "allow_empty": True}},
+            {"s": "", "l": [], "d": {}, "v": []}),
+        one({"n": {"type": "int"}, "b": {"type": "bool"}, "f": {"type": "float"}, "v": {"type": "any"}},
+            {"n": 0, "b": False, "f": 0.0, "v": None}, {"n": 0, "b": False, "f": 0.0, "v": 0}),
+        stock({"sku": "Z-999", "rows": []}, {"sku": "", "rows": [ROW]}),
+    ),
+    "too_big": (
+        one({"l": {"type": "list", "max_len": 1}}, {"l": [1, 2]}, {"l": [1]}),
+        one({"l": {"type": "list", "max_len": 2}}, {"l": [1, 2, 3]}, {"l": [1, 2]}, {"l": [1] * 20}),
+        one({"l": {"type": "list", "max_len": 0}}, {"l": [1]}),
+        one({"rows": {"type": "list", "max_len": 2}}, {"rows": [ROW] * 20}),
+    ),
+    "range": (
+        one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
+        one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
+        one({"x": {"type": "float", "min": 0.5, "max": 2.5}},
+            {"x": 0.25}, {"x": 3.0}, {"x": 0.5}, {"x": 2.5}, {"x": draw.NAN}),
+        one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
+        one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
+        one({"x": {"type": "float"}}, {"x": draw.NAN}, {"x": draw.INF}),
+        one({"v": {"type": "any"}}, {"v": draw.NAN}),
+        eta({**JEJU, "days": 72}, {**JEJU, "days": -1}, {**JEJU, "days": 14}),
+    ),
+    "items": (
+        one(ROWS, {"rows": [GOOD_ITEM, GOOD_ITEM]}, {"rows": [GOOD_ITEM, {"region": "", "qty": 500}]},
+            {"rows": [{"qty": 500}]}, {"rows": [GOOD_ITEM, {"region": 5, "qty": 500}]}, {"rows": [GOOD_ITEM, 3]},
+            {"rows": [None]}),
+        one(DAYS, {"days": [{"slots": [GOOD_ITEM]}, {"slots": [GOOD_ITEM, GOOD_ITEM]}]},
+            {"days": [{"slots": [GOOD_ITEM]}, {"slots": [{"region": "", "qty": 500}]}]},
+            {"days": [{"slots": [{"qty": 500}]}]}, {"days": [{"slots": [3]}]}),
+        stock({"sku": "A-100", "rows": [{"region": "", "qty": -1}]}, {"sku": "A-100", "rows": [None]}),
+    ),
+    "odd": (
+        one({"s": {"type": "str"}, "l": {"type": "list"}, "d": {"type": "dict"}, "b": {"type": "bool"},
+             "n": {"type": "int"}},
+            {"s": {"$bytes": "x"}, "l": [1], "d": {"a": 1}, "b": True, "n": 1},
+            {"s": "x", "l": {"$set": [1]}, "d": {"$intkeys": [[1, "a"]]}, "b": {"$object": 0}, "n": {"$bytes": "1"}},
+            {"s": {"$object": 0}, "l": {"$set": []}, "d": {"a": {"$object": 0}}, "b": True, "n": {"$set": []}},
+            {"s": "x", "l": [{"$set": []}], "d": {"$intkeys": []}, "b": {"$bytes": ""}, "n": 1}),
+    ),
 }
 
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-@STAGE.check(number=1, points=4, examples=20, always=INCIDENTS["good"])
-def accepts_good_values():
-    """check_result returns None for a value that meets the returns spec
+SPEC = {
+    1: ("check_result reads TOOLS[name] when it is called, and returns None when value meets its returns spec.",
+        "Keys the spec does not mention are allowed."),
+    2: ("A value that is not a dict is shape:result.",),
+    3: ("A key of the spec that is missing, or a value of the wrong type, is shape:<key>: True is not an int, "
+        "4.0 is not an int, an int is a fine float (total=10 passes), and an any key takes every type.",),
+    4: ("An empty list, dict or str is empty:<key> unless the spec says allow_empty=True, in an any key too; "
+        "0, False and None are not empty.",),
+    5: ("A list longer than max_len is too_big:<key>; exactly max_len items pass.",),
+    6: ("A number outside min..max is range:<key> (both bounds inclusive), NaN too; a float key with no min "
+         "and no max lets NaN through, and so does an any key.",),
+    7: ("Every item of a list with items is checked against the item specs, items of items too, and the "
+        "field is its dotted path: range:rows.qty; an item that is not a dict is shape:<key>.",),
+    8: ("check_result never raises: a set, bytes, an object or a dict with int keys where a key's value "
+        "should be still gets None or a reason.",),
+}
 
-    Extra keys are allowed; bounds are inclusive; allow_empty=True lets an empty value through; every
-    item of a list is checked against items.
+
+@STAGE.check(number=1, spec=SPEC[1], points=4, examples=4, always=INCIDENTS["good"])
+def accepts_good_values():
+    """check_result returns None for a value that meets the returns spec, extra keys and all
+
+    Keys the spec does not mention are allowed: tools add fields over time. Read TOOLS[name]["returns"]
+    when check_result is called.
     """
     return cases()
 
 
-@STAGE.check(number=2, points=2, examples=10, always=INCIDENTS["not a dict"])
+@STAGE.check(number=2, spec=SPEC[2], points=2, examples=4, always=INCIDENTS["not a dict"])
 def refuses_non_dicts():
     """check_result says shape:result for a value that is not a dict
 
@@ -226,37 +469,38 @@ def refuses_non_dicts():
     return not_dicts()
 
 
-@STAGE.check(number=3, points=3, always=INCIDENTS["shape"])
+@STAGE.check(number=3, spec=SPEC[3], points=3, examples=4, always=INCIDENTS["shape"])
 def refuses_wrong_shapes():
-    """check_result says shape:<key> for a missing key or a value of the wrong type
+    """check_result says shape:<key> for a missing key or a value of the wrong type, and lets an int pass for a float
 
     A missing key or a wrong type is shape:<key>: "4개" is not an int, 4.0 is not an int, and True is not
-    an int (bool is a subclass of int).
+    an int (bool is a subclass of int); 10 is a fine float, and an any key takes every type.
     """
     return cases("shape")
 
 
-@STAGE.check(number=4, points=3, always=INCIDENTS["empty"])
+@STAGE.check(number=4, spec=SPEC[4], points=3, examples=4, always=INCIDENTS["empty"])
 def refuses_empty_values():
-    """check_result says empty:<key> for an empty list, dict or str unless allow_empty
+    """check_result says empty:<key> for an empty list, dict or str (an any key's too) unless allow_empty, and only for those
 
     An empty list, dict or str is not "no problem": empty:<key>, unless the spec says allow_empty=True.
+    0, False and None are values, not empty ones.
     """
     return cases("empty")
 
 
-@STAGE.check(number=5, points=2, always=INCIDENTS["too_big"])
+@STAGE.check(number=5, spec=SPEC[5], points=2, examples=4, always=INCIDENTS["too_big"])
 def refuses_long_lists():
-    """check_result says too_big:<key> for a list longer than max_len
+    """check_result says too_big:<key> for a list longer than max_len, and passes exactly max_len
 
-    A list longer than max_len is too_big:<key> (20 rows where 2 were asked).
+    A list longer than max_len is too_big:<key> (20 rows where 2 were asked); max_len items are fine.
     """
     return cases("too_big")
 
 
-@STAGE.check(number=6, points=2, always=INCIDENTS["range"])
+@STAGE.check(number=6, spec=SPEC[6], points=2, examples=4, always=INCIDENTS["range"])
 def refuses_out_of_range():
-    """check_result says range:<key> for a number outside min..max, NaN too
+    """check_result says range:<key> for a number outside min..max (both inclusive), NaN too where there is a bound
 
     A number outside min..max is range:<key>; NaN too (every comparison with NaN is False, so write `not
     value >= min`).
@@ -264,19 +508,19 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(number=7, points=3, always=INCIDENTS["items"])
+@STAGE.check(number=7, spec=SPEC[7], points=3, examples=4, always=INCIDENTS["items"])
 def checks_every_item():
-    """check_result checks each item of a list against items, naming the dotted path (range:rows.qty)
+    """check_result checks each item of a list against items, items of items too, naming the dotted path (range:rows.qty)
 
     Check every item of the list against items, and name the field by its dotted path: range:rows.qty,
     shape:rows.qty.
     """
-    return cases("items")
+    return bad_items()
 
 
-@STAGE.check(number=8, points=1, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
+@STAGE.check(number=8, spec=SPEC[8], points=1, examples=4, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
 def never_raises():
-    """check_result never raises, whatever the value
+    """check_result answers None or a reason, never an exception, when a key's value is a set, bytes, an object or a dict with int keys
 
     A tool can send anything back: check types before you index, compare or take len().
     """
