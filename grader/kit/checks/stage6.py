@@ -35,22 +35,26 @@ PATH = re.compile(r"pick(,call(,fix,call)*(,answer|,fix,give_up|,give_up)|,give_
 @dataclass(frozen=True)
 class Case:
     table: dict
-    runs: tuple   # (request, {"max_attempts": ..., "picker": {"$spy": tool}} as given (JSON), share one memo?)
+    runs: tuple   # (request, how run is called, share one memo?): how is None (the default limit), an int
+                  # (max_attempts), or run's keyword arguments as JSON ({"max_attempts": True}, {"picker": {"$spy": t}})
 
 
 def probe(case: Case) -> dict:
     calls = []
-    for req, kwargs, shared in case.runs:
-        calls.append(call("run", req, kwargs={**kwargs, **({"memo": MEMO} if shared else {})}))
+    for req, how, shared in case.runs:
+        calls.append(call("run", req, kwargs={**kwargs_of(how), **({"memo": MEMO} if shared else {})}))
     return request(6, case.table, calls)
 
 
-def limit_of(limit) -> dict:
-    """run's keyword arguments for a drawn limit (None: the default)."""
-    return {} if limit is None else {"max_attempts": limit}
+def kwargs_of(how) -> dict:
+    """run's keyword arguments for a run's `how`: None (the default), a limit, or the keyword arguments."""
+    if type(how) is dict:
+        return how
+    return {} if how is None else {"max_attempts": how}
 
 
-def _call_text(req, kwargs, shared) -> str:
+def _call_text(req, how, shared) -> str:
+    kwargs = kwargs_of(how)
     more = "".join(f", max_attempts={py(kwargs['max_attempts'])}" if key == "max_attempts" else
                    f", picker={kwargs[key]['$spy']}" for key in kwargs) + (", memo=memo" if shared else "")
     return f"run({py(req, 10 ** 4)}{more})"
@@ -62,7 +66,8 @@ def expected_runs(case: Case) -> list[tuple[dict, dict]]:
     tools, spies = parent_tools(case.table)
     memo: dict = {}
     expected = []
-    for req, kwargs, shared in case.runs:
+    for req, how, shared in case.runs:
+        kwargs = kwargs_of(how)
         before = {tool: spy.runs for tool, spy in spies.items()}
         limit = kwargs.get("max_attempts", oracle.MAX_ATTEMPTS)
         picker = spies[kwargs["picker"]["$spy"]] if "picker" in kwargs else None
@@ -238,13 +243,13 @@ def worlds(d, faults: tuple[str, ...], body: str, upgrade: str | None, seoul: bo
     planned = []
     for _ in range(d(st.integers(1, runs))):
         if planned and d(draw.BOOL):  # the same question again
-            planned.append((planned[-1][0], limit_of(d(limits)), d(draw.BOOL)))
+            planned.append((planned[-1][0], d(limits), d(draw.BOOL)))
             continue
         req = {"tool": "stock", "args": draw.valid_args(d, {k: {**v, "required": True} for k, v in contract.items()}),
                "specs": contract}
         for fault in faults:
             req = FAULTS[fault][1](d, req)
-        planned.append(({"tool": req["tool"], "args": req["args"]}, limit_of(d(limits)), runs > 1 and d(draw.BOOL)))
+        planned.append(({"tool": req["tool"], "args": req["args"]}, d(limits), runs > 1 and d(draw.BOOL)))
     return Case(table, tuple(planned))
 
 
@@ -262,7 +267,7 @@ def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_A
                             upgrade="stock_v2" if upgrade else None)}
     if upgrade:
         table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
-    return Case(table, tuple((request, limit_of(limit), False) for request, limit in runs))
+    return Case(table, tuple((request, limit, False) for request, limit in runs))
 
 
 ASK = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 1}}
@@ -278,7 +283,7 @@ INCIDENTS = {
         "type": "str", "allowed": ["busan"]}}),),
     "limit": (stock("too_big", "good", (EVERYTHING_WRONG, None), (EVERYTHING_WRONG, 0), (EVERYTHING_WRONG, 2),
                     (EVERYTHING_WRONG, 1), (EVERYTHING_WRONG, -1)),),
-    "odd limits": (stock("good", None, *[(ASK, limit) for limit in (True, False, 2.0, "3", [3])]),
+    "odd limits": (stock("good", None, *[(ASK, {"max_attempts": limit}) for limit in (True, False, 2.0, "3", [3])]),
                    Case(stock("good", None).table, ((ASK, {"max_attempts": None}, False),))),
 }
 WHERE = {"type": "dict", "properties": {"min_qty": {"type": "int", "min": 0}}}
@@ -407,6 +412,7 @@ def limit_problem(state: dict, runs: dict, result: dict, kwargs: dict) -> str | 
         return "run raised"
     if type(got) is not dict:
         return "run must return the final state, a dict"
+    kwargs = kwargs_of(kwargs)
     limit = kwargs.get("max_attempts", oracle.MAX_ATTEMPTS)
     if isinstance(limit, bool) or not isinstance(limit, int):
         wrong = [key for key, value in oracle.ODD_LIMIT.items() if not values.same(got.get(key), value)]
@@ -426,9 +432,9 @@ def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | N
         problem = limit_problem(state, runs, result, kwargs)
         if problem:
             return Mismatch(_call_text(req, kwargs, shared), show_state(state, runs), f"{show_got(result)} ({problem})",
-                            LIMIT_HINTS["odd"] if "max_attempts" in kwargs and (
-                                isinstance(kwargs["max_attempts"], bool) or
-                                not isinstance(kwargs["max_attempts"], int)) else "")
+                            LIMIT_HINTS["odd"] if "max_attempts" in kwargs_of(kwargs) and (
+                                isinstance(kwargs_of(kwargs)["max_attempts"], bool) or
+                                not isinstance(kwargs_of(kwargs)["max_attempts"], int)) else "")
     return None
 
 
@@ -450,7 +456,7 @@ def stops_at_the_limit():
 
 def attempt_limits(case: Case) -> list[int]:
     """Per run, the most door calls it may make."""
-    return [kwargs.get("max_attempts", oracle.MAX_ATTEMPTS) for _, kwargs, _ in case.runs]
+    return [kwargs_of(how).get("max_attempts", oracle.MAX_ATTEMPTS) for _, how, _ in case.runs]
 
 
 def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatch | None:
