@@ -206,12 +206,12 @@ def test_grade_cli_reports_failures_with_input_expected_got_hint_and_replay(tmp_
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     for part in ("The smallest failing input", "expected: ", "got:      raised", "Hint: Wrap the call",
-                 f"replay: `python -m grader grade {path} --seed 0 --only 4.4`", "TOOLS["):
+                 f"replay: `.venv/bin/python -m grader grade {path} --seed 0 --only 4.4`", "TOOLS["):
         assert part in done.stdout
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["grade", "no/such/tools.py"], "is not a file"),
+    (["grade", "no/such/tools.py"], "cannot be read"),
     (["grade", str(REFERENCE), "--only", "9.9"], "names no check"),
 ])
 def test_grade_cli_refuses_bad_input_with_a_clear_message(argv, says):

@@ -30,7 +30,7 @@ ARG_MISTAKES = st.sampled_from([(), ("unknown",), ("missing",), ("type",), ("ran
 
 def with_table(table: dict):
     """The reference module with TOOLS holding this table (spy bodies built from the case)."""
-    tools, bodies = spies.build_table(table)
+    tools, bodies = spies.spy_table(table)
     REFERENCE.TOOLS.clear()
     REFERENCE.TOOLS.update(tools)
     return bodies
@@ -100,7 +100,7 @@ def test_result_oracle_never_raises_and_agrees_on_odd_values(case):
 @SETTINGS
 @given(st.sampled_from(["good", "bad result", "raise"]).flatmap(lambda body: stage4.cases(body, stage4._ALL_PATHS)))
 def test_door_gives_the_references_envelopes_and_body_runs(case):
-    ours, our_spies = spies.build_table(case.table)
+    ours, our_spies = spies.spy_table(case.table)
     their_spies = with_table(case.table)
     for name, args in case.calls:
         name, args = values.decode(name), values.decode(args)
