@@ -94,3 +94,20 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert err == [f"mutation: error: no such file: {tmp_path / 'nope.py'}",
                    "mutation: error: --jobs and --sample must be at least 1",
                    "mutation: error: --timeout must be positive"]
+
+
+def test_a_recorded_run_reports_its_numbers_and_its_equivalents(tmp_path, source, mutants, capsys):
+    listed = {e.identity for e in mutation.load_equivalents()}
+    equivalent = next(m for m in mutants if m.identity in listed)
+    blind = next(m for m in mutants if m.identity not in listed)
+    killed = next(m for m in mutants if m not in (equivalent, blind))
+    outcomes = [mutation.Outcome(killed, "killed", "2.1"), mutation.Outcome(equivalent, "survived", ""),
+                mutation.Outcome(blind, "survived", "")]
+    recorded = tmp_path / "run.json"
+    mutation.save_run(recorded, outcomes, seed=0, seconds=1, source=source)
+    assert mutation.main(["report", str(recorded)]) == 1          # a survivor not listed: a blind spot
+    out = capsys.readouterr().out
+    assert "mutants: 3  killed: 1 (timeout 0)  survived: 2  equivalent: 1  errors: 0" in out
+    assert "mutation score: 50.0% (killed 1 / non-equivalent 2)" in out
+    assert blind.describe() in out.split("blind spots of the grader")[1]
+    assert mutation.main(["report", str(tmp_path / "none.json")]) == 2

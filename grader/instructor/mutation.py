@@ -2,6 +2,7 @@
 
     python -m grader.instructor.mutation run [--seed S] [--jobs N] [--timeout SEC] [--sample K]
                                              [--exclude-operators REGEX ...] [--json FILE] [--keep DIR]
+    python -m grader.instructor.mutation report [RUN.json]
     python -m grader.instructor.mutation list
     python -m grader.instructor.mutation kill-check PATH [--seed S] [--reference REF]
 
@@ -23,7 +24,11 @@ others' mutants marked skipped, as cosmic-ray's filters do). A stopped run (Ctrl
 SIGTERM) ends its workers and removes the directory; a worker or a kill-check whose
 parent dies is killed by the kernel (PR_SET_PDEATHSIG), so nothing is left running.
 
-It prints the total of mutants, killed, survived, equivalent (survivors listed in
+`report` prints the same from a recorded run (`run --json FILE`; by default the last full
+run, checked in as grader/instructor/mutation_run.json) with today's equivalents file, and
+says whether the solution lines have changed since it was recorded.
+
+`run` prints the total of mutants, killed, survived, equivalent (survivors listed in
 grader/instructor/equivalent_mutants.toml, each with why) and the score,
 killed / (total - equivalent); then every equivalent survivor with its reason, and every
 survivor not listed there: a blind spot of the grader (grader/instructor/mutation_blind_spots.md).
@@ -38,6 +43,7 @@ import argparse
 import builtins
 import ctypes
 import difflib
+import hashlib
 import json
 import os
 import random
@@ -56,6 +62,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
 EQUIVALENTS = Path(__file__).resolve().with_name("equivalent_mutants.toml")
+RECORDED = Path(__file__).resolve().with_name("mutation_run.json")      # the last full run, checked in
 BIN = Path(sys.executable).parent
 SEED = 0
 TIMEOUT = 180.0            # seconds for one kill-check (the reference grades in about 5)
@@ -388,8 +395,9 @@ def _progress(sessions: list[Path]) -> int:
 
 
 def run(seed: int = SEED, jobs: int | None = None, timeout: float = TIMEOUT, sample: int | None = None,
-        exclude: list[str] | None = None, keep: Path | None = None, log=print) -> list[Outcome]:
-    """Every solution mutant, graded; the real agtool/tools.py is read once and never written."""
+        exclude: list[str] | None = None, keep: Path | None = None, log=print) -> tuple[list[Outcome], str]:
+    """Every solution mutant, graded, and the tools.py they were made from (the snapshot's);
+    the real agtool/tools.py is copied once and never written."""
     from cosmic_ray.work_db import WorkDB, use_db
 
     jobs = max(1, jobs or os.cpu_count() or 1)
@@ -474,7 +482,7 @@ def run(seed: int = SEED, jobs: int | None = None, timeout: float = TIMEOUT, sam
             raise MutationError(f"{missing} mutants have no result; see the logs in {keep or tmp}")
         log(f"mutation: graded in {time.perf_counter() - started:.0f}s")
         outcomes.sort(key=lambda o: (o.mutant.start, o.mutant.operator, o.mutant.occurrence))
-        return outcomes
+        return outcomes, source
     finally:
         for worker in workers:
             if worker.poll() is None:
@@ -492,7 +500,7 @@ def run(seed: int = SEED, jobs: int | None = None, timeout: float = TIMEOUT, sam
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=sys.stdout) -> int:
+def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=None) -> int:
     """Print the numbers and the lists; 0 when every survivor is a listed equivalent."""
     listed = {entry.identity: entry for entry in equivalents}
     survivors = [o for o in outcomes if o.status == "survived"]
@@ -507,7 +515,7 @@ def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=sys.stdou
     score = len(killed) / judged if judged else 1.0
 
     def say(text=""):
-        print(text, file=out)
+        print(text, file=out or sys.stdout)
 
     say(f"mutants: {len(outcomes)}  killed: {len(killed)} (timeout {sum(o.status == 'timeout' for o in killed)})"
         f"  survived: {len(survivors)}  equivalent: {len(equivalent)}  errors: {len(errors)}")
@@ -533,6 +541,35 @@ def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=sys.stdou
     return 0 if not blind and not errors else 1
 
 
+def solution_digest(source: str) -> str:
+    """A digest of the solution lines only: a docstring edit elsewhere does not make a recorded run stale."""
+    lines = source.splitlines()
+    text = "\n".join(line for first, last in solution_ranges(source) for line in lines[first - 1:last])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def save_run(path: Path, outcomes: list[Outcome], seed: int, seconds: float, source: str | None = None) -> None:
+    source = source if source is not None else REFERENCE.read_text(encoding="utf-8")
+    data = {"tool": "cosmic-ray 8.7.0", "seed": seed, "seconds": round(seconds), "solution": solution_digest(source),
+            "outcomes": [{**o.mutant.__dict__, "status": o.status, "detail": o.detail} for o in outcomes]}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def load_run(path: Path) -> tuple[str, list[Outcome]]:
+    """A recorded run: one line saying what it was and whether the solution changed since; its outcomes."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        outcomes = [Outcome(Mutant(**{k: row[k] for k in Mutant.__dataclass_fields__}), row["status"], row["detail"])
+                    for row in data["outcomes"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise MutationError(f"{path}: not a recorded run ({type(error).__name__}: {error})") from None
+    today = solution_digest(REFERENCE.read_text(encoding="utf-8"))
+    fresh = ("the solution lines are the same today" if data.get("solution") == today else
+             "STALE: the solution lines have changed since; run `run` again")
+    return (f"recorded run ({path.name}): {data.get('tool')}, seed {data.get('seed')}, "
+            f"{data.get('seconds')}s; {fresh}"), outcomes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader.instructor.mutation",
                                      description=__doc__.split("\n\n")[0])
@@ -548,6 +585,9 @@ def main(argv: list[str] | None = None) -> int:
     go.add_argument("--keep", type=Path, default=None, help="keep the sessions and logs in this directory")
     show = commands.add_parser("list", help="print every solution mutant, as [[equivalent]] entries would name it")
     show.add_argument("--exclude-operators", nargs="*", default=[], metavar="REGEX")
+    again = commands.add_parser("report", help="print a recorded run's numbers with today's equivalents file")
+    again.add_argument("file", nargs="?", type=Path, default=RECORDED,
+                       help=f"a run's --json (default: {RECORDED.relative_to(ROOT)}, the run checked in)")
     check = commands.add_parser("kill-check", help="grade one module; exit 1 when a check fails (killed)")
     check.add_argument("path")
     check.add_argument("--seed", type=int, default=SEED)
@@ -563,12 +603,19 @@ def main(argv: list[str] | None = None) -> int:
             for mutant in solution_mutants(REFERENCE.read_text(encoding="utf-8"), args.exclude_operators):
                 print(mutant.describe())
             return 0
-        if args.jobs is not None and args.jobs < 1 or args.sample is not None and args.sample < 1:
+        if args.command == "report":
+            pass
+        elif args.jobs is not None and args.jobs < 1 or args.sample is not None and args.sample < 1:
             raise MutationError("--jobs and --sample must be at least 1")
-        if args.timeout <= 0:
+        elif args.timeout <= 0:
             raise MutationError("--timeout must be positive")
         equivalents = load_equivalents()
-        outcomes = run(args.seed, args.jobs, args.timeout, args.sample, args.exclude_operators, args.keep,
+        if args.command == "report":
+            header, outcomes = load_run(args.file)
+            print(header)
+            return report(outcomes, equivalents)
+        begun = time.perf_counter()
+        outcomes, source = run(args.seed, args.jobs, args.timeout, args.sample, args.exclude_operators, args.keep,
                        log=lambda *a, **k: print(*a, **{"file": sys.stderr, **k}))
     except MutationError as error:
         print(f"mutation: error: {error}", file=sys.stderr)
@@ -577,8 +624,7 @@ def main(argv: list[str] | None = None) -> int:
         print("mutation: stopped; agtool/tools.py was never written, the workers are ended", file=sys.stderr)
         return 130
     if args.json:
-        args.json.write_text(json.dumps([{**o.mutant.__dict__, "status": o.status, "detail": o.detail}
-                                         for o in outcomes], indent=1, ensure_ascii=False) + "\n")
+        save_run(args.json, outcomes, args.seed, time.perf_counter() - begun, source)
     return report(outcomes, equivalents)
 
 
