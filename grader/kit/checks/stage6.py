@@ -463,6 +463,8 @@ def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatc
     """Every field the spec names is in the state, and the path is a walk through the graph."""
     for (req, kwargs, shared), most, result in zip(case.runs, expected, observation["results"]):
         got = result.get("value")
+        if result.get("raised", "").startswith("GraphRecursionError"):
+            continue   # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
         problem = ("run raised" if "raised" in result else
                    "run must return the final state, a dict" if type(got) is not dict else
                    _state_problem(got))
