@@ -388,6 +388,7 @@ INCIDENTS = {
         Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
              ({"region": "seoul", "limit": 5}, {"sku": "A-100", "region": "seoul"})),
         one({"sku": {"type": "str"}, "rush": {"type": "bool", "required": False}}, {"sku": "A-100"}),
+        one({"note": {"type": "str", "required": False}, "qty": {"type": "int"}}, {}),   # checking goes on after it
         one({"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "l": {"type": "list"}},
             {"n": 0, "b": False, "s": "", "l": []}),
         one({"s": {"type": "str"}}, {"s": None}),
