@@ -6,7 +6,7 @@ In one run:
       carry a realistic mistake (so Hypothesis also shrinks);
   (b) the six stage notebooks executed once with nbclient, against the reference: the
       least that a notebook-executing grader (nbgrader, otter) pays for every student.
-Goal: grading one submission costs at most 1/20 of (b).
+Goal: grading one submission costs at most 1/40 of (b).
 
 (a) comes first: nbclient leaves threads behind (zmq, asyncio), and (a) forks.
 """
@@ -23,7 +23,7 @@ from grader.instructor.classroom import grade_class
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[1-6]_*.ipynb"))
-GOAL = 1 / 20
+GOAL = 1 / 40     # issue 10: fixed rule cases carry the verdict, so the random draws shrink
 
 # Every fourth student made one of these mistakes (appended to the reference: the later
 # definition wins); the rest hand in the reference.
