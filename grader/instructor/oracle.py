@@ -91,8 +91,7 @@ def find_fix(reason: str) -> Callable | None:
     return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))
 
 
-ODD_LIMIT = {"tool": None, "args": None, "result": None, "reasons": ["run:type:max_attempts"], "path": [],
-             "attempts": 0, "status": "gave_up", "answer": None}
+from grader.kit.checks.common import ODD_LIMIT  # noqa: E402  (the spec's constant, shared with the judges)
 
 
 def run(tools: dict, request: Any, max_attempts: Any = MAX_ATTEMPTS, memo: dict | None = None,

@@ -11,6 +11,7 @@ passed over.
 """
 
 import json
+import multiprocessing.util
 import os
 import select
 import shutil
@@ -99,6 +100,9 @@ def zygote() -> Zygote:
     global _ZYGOTE
     if _ZYGOTE is None or _ZYGOTE.owner != os.getpid() or not _ZYGOTE.alive():
         _ZYGOTE = Zygote()
+        # Closed, and waited for, when this process ends, a pool worker too (its exit skips
+        # atexit but runs multiprocessing's finalizers): a stopped run leaves no zygote behind.
+        multiprocessing.util.Finalize(None, _ZYGOTE.close, exitpriority=100)
     return _ZYGOTE
 
 

@@ -71,11 +71,13 @@ def main() -> None:
             children.discard(order["pid"])
             _kill_strays(children)
             control.send(json.dumps({"status": status}).encode())
+    # The grader is going: nothing of ours outlives this process, not even as a zombie.
     for pid in children:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    _kill_strays(set())
 
 
 def _kill_strays(sessions: set[int]) -> None:

@@ -107,7 +107,7 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
     """The hint for this answer, from what was expected and what came back."""
     got = value_of(result)
     if "raised" in result:
-        if not isinstance(value, dict):
+        if type(value) is not dict:
             return HINTS["not a dict"]
         if any(isinstance(value.get(key), list) and "items" in spec and
                not all(isinstance(element, dict) for element in value[key]) for key, spec in returns.items()):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from grader.kit import draw, values
-from grader.kit.checks.common import SEED_ARGS, call, entry, got_text, parent_tools, py, request, show_table
+from grader.kit.checks.common import MAX_ATTEMPTS, ODD_LIMIT, SEED_ARGS, call, entry, got_text, parent_tools, py, request, show_table
 from grader.kit.probing import Mismatch, Stage, without_oracle
 from grader.kit.spies import SPY_MARK
 from grader.kit.trusted import oracle
@@ -69,7 +69,7 @@ def expected_runs(case: Case) -> list[tuple[dict, dict]]:
     for req, how, shared in case.runs:
         kwargs = kwargs_of(how)
         before = {tool: spy.runs for tool, spy in spies.items()}
-        limit = kwargs.get("max_attempts", oracle.MAX_ATTEMPTS)
+        limit = kwargs.get("max_attempts", MAX_ATTEMPTS)
         picker = spies[kwargs["picker"]["$spy"]] if "picker" in kwargs else None
         try:
             state = oracle.run(tools, values.decode(req), limit, memo if shared else None, picker)
@@ -413,9 +413,9 @@ def limit_problem(state: dict, runs: dict, result: dict, kwargs: dict) -> str | 
     if type(got) is not dict:
         return "run must return the final state, a dict"
     kwargs = kwargs_of(kwargs)
-    limit = kwargs.get("max_attempts", oracle.MAX_ATTEMPTS)
+    limit = kwargs.get("max_attempts", MAX_ATTEMPTS)
     if isinstance(limit, bool) or not isinstance(limit, int):
-        wrong = [key for key, value in oracle.ODD_LIMIT.items() if not values.same(got.get(key), value)]
+        wrong = [key for key, value in ODD_LIMIT.items() if not values.same(got.get(key), value)]
         if result["runs"]:
             wrong.append("body runs")
         return f"{', '.join(wrong)} not as for a max_attempts that is not an int" if wrong else None
@@ -456,7 +456,7 @@ def stops_at_the_limit():
 
 def attempt_limits(case: Case) -> list[int]:
     """Per run, the most door calls it may make."""
-    return [kwargs_of(how).get("max_attempts", oracle.MAX_ATTEMPTS) for _, how, _ in case.runs]
+    return [kwargs_of(how).get("max_attempts", MAX_ATTEMPTS) for _, how, _ in case.runs]
 
 
 def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatch | None:
