@@ -42,7 +42,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from agtool import providers, schema
-from agtool.tools import ContractError
+from agtool.contract import ContractError
 
 USAGE_EXIT = 2  # as argparse exits on a bad command line
 

@@ -26,7 +26,7 @@ in no dialect.
 import re
 from typing import Any, Callable
 
-from agtool.tools import JSON_TYPES, ContractError, check_table
+from agtool.contract import JSON_TYPES, ContractError, check_table
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

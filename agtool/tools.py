@@ -31,10 +31,13 @@ from langgraph.runtime import Runtime
 
 from agtool import inventory
 
-# The contract's type names, and what each one is called in JSON Schema. One
-# more type name, "any", lets every value through; its JSON Schema is {}.
-JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
-              "bool": "boolean", "list": "array", "dict": "object"}
+# The lab's part, not the lesson (agtool/contract.py): the table's own check, check_table,
+# run at the end of this file, and the constants the stages read. JSON_TYPES maps the
+# contract's type names to JSON Schema's ("any" has none: its schema is {}); _PY_TYPES
+# maps them to the Python types each one takes.
+from agtool.contract import (DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS, MAX_INT_BITS, ContractError,  # noqa: F401
+                             check_table)
+from agtool.contract import PY_TYPES as _PY_TYPES
 
 
 # ── Stage 1 · contract ───────────────────────────────────────────────────────
@@ -155,135 +158,6 @@ def arg_schema(spec: dict) -> dict:
         schema["items"] = arg_schema(spec["items"])
     return schema
     # END SOLUTION
-
-
-class ContractError(ValueError):
-    """A contract table with a mistake in it. The message names the tool and the field."""
-
-
-_ARG_KEYS = {"type", "required", "allowed", "min", "max", "properties", "items", "description", "default"}
-_ITEM_KEYS = _ARG_KEYS - {"required", "default"}  # an item of a list is never absent, so never defaulted
-_RETURN_KEYS = {"type", "max_len", "min", "max", "allow_empty", "items"}
-_ENTRY_KEYS = {"fn", "description", "args", "returns", "upgrade"}
-
-
-def check_table(tools: dict | None = None) -> None:
-    """Refuse a contract table with a mistake in it, before any call is made.
-
-    Raises ContractError naming the tool, the field and what to write instead.
-    The lab calls it once at import; call it again after editing TOOLS.
-    """
-    tools = TOOLS if tools is None else tools
-    if not isinstance(tools, dict):
-        raise ContractError(f"TOOLS must be a dict of tool name -> entry, not {type(tools).__name__}")
-    for name, entry in tools.items():
-        where = f"TOOLS[{name!r}]"
-        if not isinstance(entry, dict):
-            raise ContractError(f"{where} must be a dict with fn, description, args and returns")
-        _check_keys(where, entry, _ENTRY_KEYS, required={"fn", "description", "args", "returns"})
-        if not callable(entry["fn"]):
-            raise ContractError(f"{where}['fn'] must be the tool's function, not {entry['fn']!r}")
-        if not isinstance(entry["description"], str) or not entry["description"].strip():
-            raise ContractError(f"{where}['description'] must be a non-empty str: the model reads it")
-        if "upgrade" in entry and entry["upgrade"] not in tools:
-            raise ContractError(f"{where}['upgrade'] names {entry['upgrade']!r}, which is not in TOOLS")
-        _check_args(f"{where}['args']", entry["args"])
-        _check_returns(f"{where}['returns']", entry["returns"])
-
-
-def _check_args(where: str, args: Any) -> None:
-    for arg, spec in _as_specs(where, args).items():
-        _check_arg(f"{where}[{arg!r}]", spec, _ARG_KEYS)
-
-
-def _check_arg(where: str, spec: Any, known: set) -> None:
-    _check_spec(where, spec, known)
-    if "properties" in spec:
-        _only_for(where, spec, "properties", "dict")
-        _check_args(f"{where}['properties']", spec["properties"])
-    if "items" in spec:
-        _only_for(where, spec, "items", "list")
-        _check_arg(f"{where}['items']", spec["items"], _ITEM_KEYS)
-
-
-def _check_returns(where: str, returns: Any) -> None:
-    for key, spec in _as_specs(where, returns).items():
-        _check_spec(f"{where}[{key!r}]", spec, _RETURN_KEYS)
-        if "items" in spec:
-            _only_for(f"{where}[{key!r}]", spec, "items", "list")
-            _check_returns(f"{where}[{key!r}]['items']", spec["items"])
-
-
-def _only_for(where: str, spec: dict, key: str, kind: str) -> None:
-    if spec["type"] != kind:
-        raise ContractError(f"{where}[{key!r}] is only for type {kind!r}, not {spec['type']!r}")
-
-
-def _as_specs(where: str, specs: Any) -> dict:
-    if not isinstance(specs, dict) or not all(isinstance(k, str) for k in specs):
-        raise ContractError(f"{where} must be a dict of name (str) -> spec")
-    return specs
-
-
-def _check_keys(where: str, spec: dict, known: set, required: set) -> None:
-    unknown = sorted(set(spec) - known, key=str)
-    if unknown:
-        raise ContractError(f"{where} has unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
-    missing = sorted(required - set(spec))
-    if missing:
-        raise ContractError(f"{where} is missing {missing[0]!r}")
-
-
-def _check_spec(where: str, spec: Any, known: set) -> None:
-    if not isinstance(spec, dict):
-        raise ContractError(f"{where} must be a dict such as {{'type': 'str'}}, not {spec!r}")
-    _check_keys(where, spec, known, required={"type"})
-    kind = spec["type"]
-    if not isinstance(kind, str) or kind not in _PY_TYPES:
-        raise ContractError(f"{where}['type'] is {kind!r}; use one of {', '.join(_PY_TYPES)}")
-    for bound in ("min", "max"):
-        if bound in spec:
-            if kind not in ("int", "float"):
-                raise ContractError(f"{where}[{bound!r}] only applies to int and float, not {kind!r}")
-            if not _is_type(spec[bound], kind):
-                raise ContractError(f"{where}[{bound!r}] must be a finite {kind}, not {spec[bound]!r}")
-            if spec[bound] != spec[bound] or abs(spec[bound]) == float("inf"):
-                raise ContractError(f"{where}[{bound!r}] must be a finite {kind}, not {spec[bound]!r}")
-    if "min" in spec and "max" in spec and spec["min"] > spec["max"]:
-        raise ContractError(f"{where}: 'min' {spec['min']!r} is above 'max' {spec['max']!r}")
-    if "description" in spec and not isinstance(spec["description"], str):
-        raise ContractError(f"{where}['description'] must be a str (what the model reads), not {spec['description']!r}")
-    for flag in ("required", "allow_empty"):
-        if flag in spec and not isinstance(spec[flag], bool):
-            raise ContractError(f"{where}[{flag!r}] must be True or False, not {spec[flag]!r}")
-    if "allowed" in spec:
-        # Python's `in` finds True in [1] and [True] in [[1]], where JSON Schema's enum
-        # does not: allowed values are kept to types that are checked before `in` runs.
-        if kind not in ("str", "int", "float", "bool"):
-            raise ContractError(f"{where}['allowed'] is for str, int, float or bool args, not {kind!r}")
-        allowed = spec["allowed"]
-        if not isinstance(allowed, list) or not allowed:
-            raise ContractError(f"{where}['allowed'] must be a non-empty list of values, not {allowed!r}")
-        wrong = [v for v in allowed if not _is_type(v, kind)]
-        if wrong:
-            raise ContractError(f"{where}['allowed'] holds {wrong[0]!r}, which is not a {kind}")
-    if "max_len" in spec:
-        if kind != "list":
-            raise ContractError(f"{where}['max_len'] only applies to lists, not {kind!r}")
-        if not _is_type(spec["max_len"], "int") or spec["max_len"] < 0:
-            raise ContractError(f"{where}['max_len'] must be an int >= 0, not {spec['max_len']!r}")
-
-
-def _is_type(value: Any, kind: str) -> bool:
-    """Does value have the contract type `kind`? (Stage 2 writes its own; this one guards the table.)"""
-    if isinstance(value, bool):
-        return kind in ("bool", "any")
-    return isinstance(value, _PY_TYPES[kind])
-
-
-# The Python types each contract type takes (bool apart: it is an int in Python).
-_PY_TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool,  # an int is a fine float
-             "list": list, "dict": dict, "any": object}
 
 
 # ── Stage 2 · argument check ─────────────────────────────────────────────────
@@ -517,8 +391,8 @@ def is_json(value: Any) -> bool:
     kind = type(value)
     if value is None or kind in (str, bool):
         return True
-    if kind is int:  # Python will not print an int of over 4300 digits; 14,000 bits stay below that
-        return value.bit_length() <= 14_000
+    if kind is int:  # Python will not print an int of over 4300 digits; MAX_INT_BITS (14,000) stay below that
+        return value.bit_length() <= MAX_INT_BITS
     if kind is float:
         return math.isfinite(value)
     if kind is list:
@@ -553,8 +427,7 @@ def call_memo(name: str, args: dict, memo: dict) -> dict:
 # reason takes the `fix` edge and calls again, an unfixable one gives up at
 # once, and an attempt counter in the state bounds the loop.
 
-MAX_ATTEMPTS = 3
-DEFAULT_REGION = "seoul"
+# MAX_ATTEMPTS (3) and DEFAULT_REGION ("seoul") are the lab's: agtool.contract, imported above.
 
 
 class RunState(TypedDict, total=False):
@@ -777,4 +650,4 @@ def run(request: dict, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = Non
     # END SOLUTION
 
 
-check_table()
+check_table(TOOLS)  # this module's own table, whatever name it is imported under

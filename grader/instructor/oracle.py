@@ -17,16 +17,13 @@ enters a child (tests/test_trust_boundary.py).
 import difflib
 from typing import Any, Callable
 
+# The lab's constants, not the reference's logic: agtool.contract holds no stage's solution.
+from agtool.contract import DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS
 from grader.instructor.trusted import SPEC_NAMES, bind, fits  # noqa: F401  (the judge's one import)
 from grader.instructor.trusted.args import PY_TYPES, arg_reason, arg_reasons, has_type, in_range  # noqa: F401
 from grader.instructor.trusted.door import call_tool, failure  # noqa: F401
 from grader.instructor.trusted.memo import MAX_INT_BITS, call_memo, is_json, memo_key  # noqa: F401
 from grader.instructor.trusted.results import result_reason, result_reasons  # noqa: F401
-
-JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
-              "bool": "boolean", "list": "array", "dict": "object"}
-MAX_ATTEMPTS = 3
-DEFAULT_REGION = "seoul"
 
 
 # ── Stage 4 · every right error ──────────────────────────────────────────────

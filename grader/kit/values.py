@@ -15,6 +15,8 @@ a student would type, for feedback.
 import math
 from typing import Any
 
+from agtool.contract import MAX_INT_BITS   # json cannot print an int of over 4300 digits
+
 NOT_PLAIN = "<not plain data>"   # the key of a marker; a plain answer never has it
 
 # JSON spelling of the values JSON cannot hold: {"$tuple": [...]} and so on.
@@ -30,7 +32,6 @@ _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 MAX_NODES = 20_000        # an answer bigger than this is a flood, not an answer
 MAX_DEPTH = 60
 MAX_STR = 20_000
-MAX_INT_BITS = 14_000     # json cannot print an int of over 4300 digits
 
 
 def tagged(value: Any) -> str | None:

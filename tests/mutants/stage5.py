@@ -29,9 +29,9 @@ MUTANTS = [
     mutant("memo key for a name that is no str",
            'if not isinstance(name, str) or not is_json(args):', 'if not is_json(args):', "5.3"),
     mutant("memo key for an int of over 14,000 bits",
-           'return value.bit_length() <= 14_000', 'return True', "5.3"),
+           'return value.bit_length() <= MAX_INT_BITS', 'return True', "5.3"),
     mutant("no memo key for an int of 14,000 bits",
-           'return value.bit_length() <= 14_000', 'return value.bit_length() < 14_000', "5.3"),
+           'return value.bit_length() <= MAX_INT_BITS', 'return value.bit_length() < MAX_INT_BITS', "5.3"),
     mutant("memo remembers calls without a key (all under None)",
            '    if key is not None and key in memo:\n        return json.loads(memo[key])\n'
            '    envelope = call_tool(name, args)\n    if key is not None and envelope["ok"]',

@@ -4,10 +4,11 @@ A child forked from the grading process would hold all of it in memory: the orac
 the checks, the seed; `del sys.modules[...]` hides nothing from `gc.get_objects()`.
 So the grader starts this process with `python -m grader.instructor.sandbox.zygote`,
 with an empty environment and nothing of the grading run on its command line. It
-imports only PRELOAD (third-party modules a submission uses, agtool.inventory, the
-child-side runner and the sandbox's own confinement code), then forks one child per
-request. A child probing stage N imports the trusted code of the stages below N
-(stage isolation needs it) after the fork, before the fence goes up, and nothing more.
+imports only PRELOAD (third-party modules a submission uses, agtool.inventory and
+agtool.contract, the lab's modules a student's tools.py imports, the child-side
+runner and the sandbox's own confinement code), then forks one child per request.
+A child probing stage N imports the trusted code of the stages below N (stage
+isolation needs it) after the fork, before the fence goes up, and nothing more.
 
 Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON message each way:
   {"op": "fork", "job": {...}} + two fds (the child's ends of its channel) -> {"pid": p}
@@ -27,7 +28,7 @@ import sys
 import traceback
 
 
-PRELOAD = ("langgraph.graph", "langgraph.runtime", "jsonschema", "agtool.inventory",
+PRELOAD = ("langgraph.graph", "langgraph.runtime", "jsonschema", "agtool.inventory", "agtool.contract",
            "grader.kit.runner", "grader.kit.channel", "grader.instructor.sandbox.confine", "pyseccomp")
 TRUSTED = "grader.instructor.trusted"
 UNCAUGHT = 70        # a child's exit code when an exception escaped everything

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
+from agtool.contract import MAX_INT_BITS
 from grader.kit import draw, values
 from grader.kit.checks import stage4
 from grader.kit.checks.common import (GOOD_ARGS, SEED_ARGS, SEED_RETURNS, call, entry,
@@ -269,7 +270,7 @@ def different_pairs(d) -> Pairs:
 
 _UNHOLDABLE = (draw.NAN, draw.INF, -draw.INF, {"$tuple": [1, 2]}, {"$set": [1]}, {"$bytes": "A-100"},
                {"$object": 0}, {"$intkeys": [[1, "a"]]}, [{"$tuple": []}], {"deep": {"$intkeys": [[2, 2]]}},
-               2 ** 14_000, -(2 ** 14_000))
+               2 ** MAX_INT_BITS, -(2 ** MAX_INT_BITS))
 NO_KEY_TOOL = "t"
 NO_KEY_ARGS = {"x": {"type": "list"}}
 
@@ -327,8 +328,8 @@ def unholdable_hint(args) -> str:
     leaves = _leaves(args)
     text = repr(args)
     if any(type(leaf) is int and leaf.bit_length() > 64 for leaf in leaves):
-        return ("An int of more than 14,000 bits gets no key (is_json: value.bit_length() <= 14_000); "
-                "one of 14,000 bits or fewer gets one.")
+        return (f"An int of more than {MAX_INT_BITS:,} bits gets no key (is_json: value.bit_length() <= "
+                f"MAX_INT_BITS); one of {MAX_INT_BITS:,} bits or fewer gets one.")
     if any(type(leaf) is float for leaf in leaves):
         return "json.dumps writes NaN and infinities (not JSON at all): a float gets a key only if math.isfinite."
     if "$intkeys" in text:
@@ -383,9 +384,10 @@ INCIDENTS = {
     "unholdable": (Unholdable("t", ({"x": [draw.NAN]}, {"x": [draw.INF]}, {"x": [{"$tuple": [1, 2]}]},
                                     {"x": [{"$intkeys": [[1, "a"]]}]}, {"x": [{"$set": [1]}]},
                                     {"x": [{"$bytes": "A-100"}]}, {"x": [{"$object": 0}]},
-                                    {"x": [{"deep": [{"$tuple": []}]}]}, {"x": [2 ** 14_000]}),
+                                    {"x": [{"deep": [{"$tuple": []}]}]}, {"x": [2 ** MAX_INT_BITS]}),
                               ((5, {"x": [1]}, False), (None, {"x": [1]}, False), (["t"], {"x": [1]}, False),
-                               ("t", {"x": [2 ** 14_000 - 1]}, True), ("t", {"x": [-(2 ** 14_000 - 1)]}, True))),),
+                               ("t", {"x": [2 ** MAX_INT_BITS - 1]}, True),
+                               ("t", {"x": [-(2 ** MAX_INT_BITS - 1)]}, True))),),
     "repeated": (stock([{"return": ROWS}], *[(GOOD_ARGS, False)] * 4),),
     "failing": (stock([{"raise": "TimeoutError"}, {"raise": "TimeoutError"}, {"return": ROWS}],
                       *[(GOOD_ARGS, False)] * 4),

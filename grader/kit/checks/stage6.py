@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from grader.kit import draw, values
-from grader.kit.checks.common import MAX_ATTEMPTS, ODD_LIMIT, SEED_ARGS, call, entry, got_text, parent_tools, py, request, show_table
+from grader.kit.checks.common import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT, SEED_ARGS, call, entry, got_text, parent_tools, py, request, show_table
 from grader.kit.probing import Mismatch, Stage, without_oracle
 from grader.kit.spies import SPY_MARK
 from grader.kit.trusted import oracle
@@ -335,11 +335,12 @@ def probe_setup(case: Setup) -> dict:
 
 
 def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
+    # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
     attempts, region, graph = observation["results"]
-    if attempts.get("value") != 3 or type(attempts.get("value")) is not int:
-        return Mismatch("MAX_ATTEMPTS", "3", got_text(attempts))
-    if region.get("value") != "seoul":
-        return Mismatch("DEFAULT_REGION", "'seoul'", got_text(region))
+    if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
+        return Mismatch("MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts))
+    if region.get("value") != DEFAULT_REGION:
+        return Mismatch("DEFAULT_REGION", py(DEFAULT_REGION), got_text(region))
     found = graph.get("value")
     if "raised" in graph or not found["compiled"] or not set(NODES) <= set(found["nodes"]):
         return Mismatch("build_graph()", f"a compiled LangGraph StateGraph with nodes {', '.join(NODES)}",
