@@ -1,8 +1,9 @@
-"""Hypothesis strategies for contracts of the whole vocabulary (nested args, any, returns) and args for them.
+"""The tests' one set of Hypothesis strategies: JSON values, contracts of the whole vocabulary
+(nested args, any, returns), and args for them.
 
 Contracts come out in canonical form, a key only where it differs from its default
 (no "required": True, no "allow_empty": False), so an exported and re-imported
-contract can be compared with ==. `allowed` is drawn for str, int and float only:
+contract can be compared with ==. `allowed` is drawn for str, int, float and bool only:
 check_table refuses it for "any", and for a list or dict Python's == says
 [True] == [1] where JSON Schema's enum keeps bool and int apart.
 """
@@ -14,12 +15,14 @@ from hypothesis import strategies as st
 names = st.text(string.ascii_lowercase + "_", min_size=1, max_size=5)
 tool_names = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
 
-json_leaves = (st.none() | st.booleans() | st.integers(-50, 50) | st.text(max_size=4)
-               | st.floats(-50, 50, allow_nan=False))
+# JSON values: what a model can send, and what a JSON round trip gives back unchanged.
+json_leaves = (st.none() | st.booleans() | st.integers() | st.text(max_size=6)
+               | st.floats(allow_nan=False, allow_infinity=False))
 json_values = st.recursive(
     json_leaves,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
-    max_leaves=6)
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8)
+json_args = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
 
 values_of = {
     "str": st.text(max_size=3),
@@ -46,7 +49,7 @@ def leaf_arg_specs(draw):
     spec = {"type": kind}
     if kind in ("int", "float"):
         spec.update(draw(bounds(kind)))
-    if kind in ("str", "int", "float") and draw(st.booleans()):
+    if kind in ("str", "int", "float", "bool") and draw(st.booleans()):
         spec["allowed"] = draw(st.lists(values_of[kind], min_size=1, max_size=3, unique=True))
     return spec
 

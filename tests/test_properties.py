@@ -5,7 +5,6 @@ Example counts are modest so the file runs in seconds; raise max_examples locall
 
 import json
 import re
-import string
 
 import jsonschema
 import pytest
@@ -13,21 +12,15 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from agtool import tools
+from contract_strategies import arg_fields, args_for, json_args, json_leaves
 
 # No deadline and no too_slow check: two CPUs are shared by several engineers, so timings vary.
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # ── values ───────────────────────────────────────────────────────────────────
-# JSON values are what a model can send; odd values are what a careless caller or a broken
-# tool can produce on top of them: NaN, inf, bytes, tuples, sets, non-str keys, objects.
-
-json_leaves = (st.none() | st.booleans() | st.integers() | st.text(max_size=6)
-               | st.floats(allow_nan=False, allow_infinity=False))
-json_values = st.recursive(
-    json_leaves,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-    max_leaves=8)
-json_args = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
+# JSON values (tests/contract_strategies.py) are what a model can send; odd values are what a
+# careless caller or a broken tool can produce on top of them: NaN, inf, bytes, tuples, sets,
+# non-str keys, objects.
 
 hashable_odd = (st.text(max_size=4) | st.integers() | st.floats() | st.none() | st.booleans()
                 | st.binary(max_size=3) | st.tuples(st.integers(), st.text(max_size=2)))
@@ -144,60 +137,9 @@ ContractValidator = jsonschema.validators.extend(
 KEYWORD = {"unknown": "additionalProperties", "missing": "required", "type": "type",
            "range": ("minimum", "maximum"), "allowed": "enum"}
 
-values_of = {
-    "str": st.text(max_size=4),
-    "int": st.integers(-12, 12),
-    "float": st.floats(-12, 12, allow_nan=False) | st.integers(-12, 12),
-    "bool": st.booleans(),
-    "list": st.lists(json_values, max_size=2),
-    "dict": st.dictionaries(st.text(max_size=3), json_values, max_size=2),
-}
-
-
-@st.composite
-def arg_specs(draw):
-    """One arg spec that check_table accepts: a type, maybe required, bounds, allowed."""
-    kind = draw(st.sampled_from(sorted(tools.JSON_TYPES)))
-    spec = {"type": kind}
-    if draw(st.booleans()):
-        spec["required"] = draw(st.booleans())
-    if kind in ("int", "float"):
-        bound = st.integers(-10, 10) | (st.floats(-10, 10) if kind == "float" else st.nothing())
-        low, high = sorted([draw(bound), draw(bound)])
-        spec.update(draw(st.sampled_from([{}, {"min": low}, {"max": high}, {"min": low, "max": high}])))
-    if kind in ("str", "int", "float", "bool") and draw(st.booleans()):
-        spec["allowed"] = draw(st.lists(values_of[kind], min_size=1, max_size=3))
-    return spec
-
-
-arg_names = st.text(string.ascii_lowercase + "_", min_size=1, max_size=6)
-contracts = st.dictionaries(arg_names, arg_specs(), max_size=4)
-
-
-def fitting(spec):
-    """Values meant to meet one arg spec: an allowed value, a number within bounds, a value of the type."""
-    if "allowed" in spec:
-        return st.sampled_from(spec["allowed"])
-    low, high = spec.get("min"), spec.get("max")
-    if spec["type"] == "int":
-        return st.integers(low, high)
-    if spec["type"] == "float":
-        return st.floats(low, high, allow_nan=False)
-    return values_of[spec["type"]]
-
-
-@st.composite
-def args_for(draw, contract):
-    """Args for a contract: each arg fitting, of its type, any JSON value or left out; sometimes an extra."""
-    args = {}
-    for arg, spec in contract.items():
-        how = draw(st.sampled_from(["fits", "fits", "typed", "any", "omit"]))
-        if how != "omit":
-            strategy = {"fits": fitting(spec), "typed": values_of[spec["type"]], "any": json_values}[how]
-            args[arg] = draw(strategy)
-    if draw(st.integers(0, 3)) == 3:  # one in four, and not the draw Hypothesis favours
-        args.setdefault(draw(st.text(max_size=4)), draw(json_values))
-    return args
+# Flat contracts (each arg a type, maybe bounds, allowed, optional): jsonschema names the arg
+# that fails in its error's path, which a nested field's dotted reason cannot be compared with.
+contracts = arg_fields(depth=0)
 
 
 def assert_agrees_with_jsonschema(name, args):
