@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: lab test test-newest bench browser-deps clean
+.PHONY: lab test lint test-newest bench browser-deps clean
 
 # The server's root is the repository, so the file browser shows agtool/tools.py beside
 # notebooks/ (a notebook alone on the command line would make its folder the root), and
@@ -14,11 +14,21 @@ BIN    := $(VENV)/bin
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=. notebooks/01_contract.ipynb
 
-# Every test, on every core (pytest-xdist; conftest.py says which tests share a worker),
-# then the stage and grader tests again under the newest Python on the machine.
+# The lint first (fail fast: a minute or two, the suite takes many more), then every test,
+# on every core (pytest-xdist; conftest.py says which tests share a worker), then the stage
+# and grader tests again under the newest Python on the machine.
 test: $(VENV)/.installed browser-deps
+	@$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -n auto
 	@$(MAKE) --no-print-directory test-newest
+
+# Ruff's lint rules and formatting, then mypy's types, on agtool/, grader/ and tests/: what
+# they check and skip is in pyproject.toml. The student kit's Makefile has no such step: a
+# student is graded on the stages, not on formatting.
+lint: $(VENV)/.installed
+	$(BIN)/ruff check --no-cache agtool grader tests
+	$(BIN)/ruff format --no-cache --check agtool grader tests
+	$(BIN)/mypy
 
 # The newest Python 3.12+ that runs: on PATH, or one pyenv has installed (pyenv's shims
 # answer for versions that are not selected, so each is tried, not just found). Empty if none.

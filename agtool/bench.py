@@ -70,7 +70,8 @@ def pydantic_args_and_return(sku: str, region: Region, limit: Limit) -> Stock:
 
 
 structured_tool = StructuredTool.from_function(
-    func=body, name=NAME, description="Stock of a SKU per warehouse.", args_schema=StockArgs)
+    func=body, name=NAME, description="Stock of a SKU per warehouse.", args_schema=StockArgs
+)
 
 
 @contextlib.contextmanager
@@ -148,22 +149,33 @@ def compare(rounds: list[dict[str, float]]) -> list[dict]:
         ratios = [ratio for _, _, ratio in figures]
         met = sum(ratio <= goal if sense == "<=" else ratio >= goal for ratio in ratios)
         verdict = "yes" if met == len(ratios) else "NO" if met == 0 else f"within noise ({met} of {len(ratios)} met)"
-        rows.append({"what": what, "ours": ours, "theirs": theirs,
-                     "ours_us": statistics.median(f[0] for f in figures),
-                     "theirs_us": statistics.median(f[1] for f in figures),
-                     "ratio": statistics.median(ratios), "low": min(ratios), "high": max(ratios),
-                     "goal": f"{sense} {goal:g}x", "met": met == len(ratios), "verdict": verdict})
+        rows.append(
+            {
+                "what": what,
+                "ours": ours,
+                "theirs": theirs,
+                "ours_us": statistics.median(f[0] for f in figures),
+                "theirs_us": statistics.median(f[1] for f in figures),
+                "ratio": statistics.median(ratios),
+                "low": min(ratios),
+                "high": max(ratios),
+                "goal": f"{sense} {goal:g}x",
+                "met": met == len(ratios),
+                "verdict": verdict,
+            }
+        )
     return rows
 
 
 def table(rows: list[dict]) -> str:
     """The comparison rows as a plain-text table."""
-    lines = [f"{'comparison':34} {'ours µs':>9} {'theirs µs':>10} {'ratio':>8} {'spread':>15}  goal     met",
-             "-" * 100]
+    lines = [f"{'comparison':34} {'ours µs':>9} {'theirs µs':>10} {'ratio':>8} {'spread':>15}  goal     met", "-" * 100]
     for row in rows:
         spread = f"{row['low']:.2f}–{row['high']:.2f}x"
-        lines.append(f"{row['what']:34} {row['ours_us']:9.2f} {row['theirs_us']:10.2f} "
-                     f"{row['ratio']:7.2f}x {spread:>15}  {row['goal']:8} {row['verdict']}")
+        lines.append(
+            f"{row['what']:34} {row['ours_us']:9.2f} {row['theirs_us']:10.2f} "
+            f"{row['ratio']:7.2f}x {spread:>15}  {row['goal']:8} {row['verdict']}"
+        )
     return "\n".join(lines)
 
 
@@ -171,15 +183,21 @@ def main() -> None:
     rounds = measure()
     bodies = [seconds["body"] * 1e6 for seconds in rounds]
     load = os.getloadavg()[0]
-    print(f"bare body call: {statistics.median(bodies):.3f} µs (subtracted from every overhead); "
-          f"{len(rounds)} rounds, each the best of 3 runs")
-    print(f"load average {load:.2f} on {os.cpu_count()} CPUs while measuring"
-          + (": a busy machine, expect a wide spread" if load >= (os.cpu_count() or 1) / 2 else ""))
+    print(
+        f"bare body call: {statistics.median(bodies):.3f} µs (subtracted from every overhead); "
+        f"{len(rounds)} rounds, each the best of 3 runs"
+    )
+    print(
+        f"load average {load:.2f} on {os.cpu_count()} CPUs while measuring"
+        + (": a busy machine, expect a wide spread" if load >= (os.cpu_count() or 1) / 2 else "")
+    )
     print()
     print(table(compare(rounds)))
-    print("\nratio: the median over the rounds of ours/theirs for <= goals, theirs/ours (times faster)"
-          " for >= goals;\nspread: the lowest and highest round. \"within noise\": the rounds disagree"
-          " about the goal, so\nthis run cannot tell; run it again on a quieter machine.")
+    print(
+        "\nratio: the median over the rounds of ours/theirs for <= goals, theirs/ours (times faster)"
+        ' for >= goals;\nspread: the lowest and highest round. "within noise": the rounds disagree'
+        " about the goal, so\nthis run cannot tell; run it again on a quieter machine."
+    )
 
 
 if __name__ == "__main__":

@@ -32,8 +32,9 @@ import html
 import inspect
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import jsonschema
 from matplotlib.figure import Figure
@@ -43,8 +44,12 @@ from agtool.lab import Raised
 from agtool.pickers import NoisyPicker
 
 UNKNOWN_SKU = "Z-999"  # a SKU the inventory has never heard of: its lookup is empty
-OUTCOMES = {"crashed": "crashed runs", "made_up": "made-up answers", "correct": "correct answers",
-            "gave_up": "given up with a reason"}
+OUTCOMES = {
+    "crashed": "crashed runs",
+    "made_up": "made-up answers",
+    "correct": "correct answers",
+    "gave_up": "given up with a reason",
+}
 COLOURS = {"crashed": "#b2182b", "made_up": "#ef8a62", "gave_up": "#999999", "correct": "#1a9850"}
 
 
@@ -78,6 +83,7 @@ def true_answer(request: dict) -> dict | None:
 # Each takes the model's pick and returns (status, detail): "answered" and the
 # value, "gave_up" and the reason, or "crashed" and the exception.
 
+
 def naive_agent(tool: Any, args: Any) -> tuple[str, Any]:
     """Look the tool up and run its body with the model's args: no contract, no checks."""
     try:
@@ -101,10 +107,14 @@ def graph_agent(tool: Any, args: Any) -> tuple[str, Any]:
 
 
 AGENTS: dict[str, Callable[[Any, Any], tuple[str, Any]]] = {
-    "naive": naive_agent, "door": door_agent, "graph": graph_agent}
+    "naive": naive_agent,
+    "door": door_agent,
+    "graph": graph_agent,
+}
 
 
 # ── Counting tool-body runs ──────────────────────────────────────────────────
+
 
 @contextlib.contextmanager
 def counting_bodies():
@@ -130,27 +140,31 @@ def _counted(name: str, fn: Callable, runs: Counter) -> Callable:
             return fn(*args, **kwargs)
         runs[name] += 1
         return fn(*args, **kwargs)
+
     return body
 
 
 # ── The experiment ───────────────────────────────────────────────────────────
 
+
 @dataclass
 class Run:
     """One request through one agent."""
+
     agent: str
     request: dict
-    pick: tuple             # (tool, args) as the model picked them
-    mistakes: list[str]     # what the model got wrong, by NoisyPicker's names
-    outcome: str            # a key of OUTCOMES
-    detail: Any             # the answer, the reason given up with, or the exception
-    body_runs: int          # tool-body runs this run caused
-    truth: dict | None      # the true answer, None when there is none
+    pick: tuple  # (tool, args) as the model picked them
+    mistakes: list[str]  # what the model got wrong, by NoisyPicker's names
+    outcome: str  # a key of OUTCOMES
+    detail: Any  # the answer, the reason given up with, or the exception
+    body_runs: int  # tool-body runs this run caused
+    truth: dict | None  # the true answer, None when there is none
 
 
 @dataclass
 class Experiment:
     """Every run of the experiment, and its outcome table and chart; or the stage it still needs."""
+
     runs: list[Run] = field(default_factory=list)
     not_ready: NotImplementedError | None = None
 
@@ -161,8 +175,13 @@ class Experiment:
         for agent in AGENTS:
             mine = [run for run in self.runs if run.agent == agent]
             counts = Counter(run.outcome for run in mine)
-            rows.append((agent, *(counts[outcome] for outcome in OUTCOMES),
-                         sum(run.body_runs for run in mine) / max(len(mine), 1)))
+            rows.append(
+                (
+                    agent,
+                    *(counts[outcome] for outcome in OUTCOMES),
+                    sum(run.body_runs for run in mine) / max(len(mine), 1),
+                )
+            )
         return OutcomeTable(rows, requests=len(self.runs) // len(AGENTS), answerable=self.answerable())
 
     def answerable(self) -> int:
@@ -189,13 +208,22 @@ def run_experiment(n: int = 200, seed: int = 0, rates: dict[str, float] | None =
         truths = [true_answer(request) for request in requests]
         picks = [picker.pick(request) for request in requests]
         with counting_bodies() as body_runs:
-            for request, truth, (tool, args, mistakes) in zip(requests, truths, picks):
+            for request, truth, (tool, args, mistakes) in zip(requests, truths, picks, strict=True):
                 for agent, act in AGENTS.items():
                     before = body_runs.total()
                     status, detail = act(tool, copy.deepcopy(args))  # no agent sees another's changes
-                    experiment.runs.append(Run(agent, request, (tool, args), mistakes,
-                                               judge(status, detail, truth), detail, body_runs.total() - before,
-                                               truth))
+                    experiment.runs.append(
+                        Run(
+                            agent,
+                            request,
+                            (tool, args),
+                            mistakes,
+                            judge(status, detail, truth),
+                            detail,
+                            body_runs.total() - before,
+                            truth,
+                        )
+                    )
     except NotImplementedError as stub:  # a stage of the student's module still to write: say which
         return Experiment(not_ready=stub)
     return experiment
@@ -210,9 +238,11 @@ def judge(status: str, detail: Any, truth: dict | None) -> str:
 
 # ── Showing it ───────────────────────────────────────────────────────────────
 
+
 @dataclass
 class OutcomeTable:
     """Per agent: runs ending each way, and tool-body runs per request. Markdown as text, a table in Jupyter."""
+
     rows: list[tuple]
     requests: int
     answerable: int
@@ -226,8 +256,7 @@ class OutcomeTable:
         return ["agent", *OUTCOMES.values(), "tool-body runs per request"]
 
     def cells(self) -> list[list[str]]:
-        return [[str(value) if not isinstance(value, float) else f"{value:.2f}" for value in row]
-                for row in self.rows]
+        return [[str(value) if not isinstance(value, float) else f"{value:.2f}" for value in row] for row in self.rows]
 
     def __str__(self) -> str:
         lines = [self.columns, ["---"] * len(self.columns), *self.cells()]
@@ -235,8 +264,9 @@ class OutcomeTable:
 
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(column)}</th>" for column in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>"
-                       for row in self.cells())
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.cells()
+        )
         return f"<table><tr>{head}</tr>{body}</table><p>{html.escape(self.caption)}</p>"
 
 
@@ -250,7 +280,7 @@ def outcome_chart(table: OutcomeTable) -> Figure:
         counts = [row[index] for row in table.rows]
         bars = outcomes_axes.barh(agents, counts, left=left, color=COLOURS[outcome], label=label)
         outcomes_axes.bar_label(bars, labels=[str(c) if c else "" for c in counts], label_type="center")
-        left = [a + b for a, b in zip(left, counts)]
+        left = [a + b for a, b in zip(left, counts, strict=True)]
     outcomes_axes.invert_yaxis()
     outcomes_axes.set_xlabel(f"runs, of {table.requests} noisy requests ({table.answerable} with a true answer)")
     outcomes_axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=len(OUTCOMES), frameon=False)

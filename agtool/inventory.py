@@ -23,9 +23,13 @@ REGIONS = ("busan", "jeju", "seoul")
 
 # warehouse -> region it stands in
 WAREHOUSES = {
-    "seoul-1": "seoul", "seoul-2": "seoul", "incheon": "seoul",
-    "busan-1": "busan", "busan-2": "busan",
-    "jeju-1": "jeju", "daejeon": "seoul",
+    "seoul-1": "seoul",
+    "seoul-2": "seoul",
+    "incheon": "seoul",
+    "busan-1": "busan",
+    "busan-2": "busan",
+    "jeju-1": "jeju",
+    "daejeon": "seoul",
 }
 
 # sku, name, stocking (ordinary | bulk), origin warehouse for deliveries
@@ -39,8 +43,11 @@ PRODUCTS = [
 
 # sku, warehouse, qty
 STOCK = [
-    ("A-100", "seoul-1", 5), ("A-100", "busan-1", 3), ("A-100", "jeju-1", 1),
-    ("B-200", "busan-1", 7), ("B-200", "seoul-2", 2),
+    ("A-100", "seoul-1", 5),
+    ("A-100", "busan-1", 3),
+    ("A-100", "jeju-1", 1),
+    ("B-200", "busan-1", 7),
+    ("B-200", "seoul-2", 2),
     ("C-300", "jeju-1", 4),
     ("E-500", "daejeon", 2),
     # D-400 is kept in bulk: one row per pallet bay, 20 rows in all
@@ -50,13 +57,18 @@ WAREHOUSES.update({f"incheon-bay-{bay:02d}": "seoul" for bay in range(1, 21)})
 
 # origin warehouse, destination region, eta, unit of eta
 ROUTES = [
-    ("seoul-1", "seoul", 1, "days"), ("seoul-1", "busan", 2, "days"),
-    ("busan-1", "busan", 1, "days"), ("busan-1", "seoul", 2, "days"),
-    ("incheon", "seoul", 1, "days"), ("incheon", "busan", 3, "days"),
-    ("daejeon", "seoul", 1, "days"), ("daejeon", "busan", 2, "days"),
+    ("seoul-1", "seoul", 1, "days"),
+    ("seoul-1", "busan", 2, "days"),
+    ("busan-1", "busan", 1, "days"),
+    ("busan-1", "seoul", 2, "days"),
+    ("incheon", "seoul", 1, "days"),
+    ("incheon", "busan", 3, "days"),
+    ("daejeon", "seoul", 1, "days"),
+    ("daejeon", "busan", 2, "days"),
     ("jeju-1", "jeju", 1, "days"),
     # The sea-freight partner reports hours, not days.
-    ("seoul-1", "jeju", 72, "hours"), ("busan-1", "jeju", 48, "hours"),
+    ("seoul-1", "jeju", 72, "hours"),
+    ("busan-1", "jeju", 48, "hours"),
     ("incheon", "jeju", 96, "hours"),
     # daejeon has no route to Jeju at all.
 ]
@@ -124,7 +136,9 @@ def stock_lookup_v2(sku, region, limit):
 
 def delivery_eta(sku, region):
     """Days for a SKU to reach a region from the warehouse it ships from."""
-    eta_by_region = dict(connect().execute(
-        "SELECT r.dest, r.eta FROM routes r JOIN products p ON p.origin = r.origin WHERE p.sku = ?",
-        (sku,)))
+    eta_by_region = dict(
+        connect().execute(
+            "SELECT r.dest, r.eta FROM routes r JOIN products p ON p.origin = r.origin WHERE p.sku = ?", (sku,)
+        )
+    )
     return {"sku": sku, "region": region, "days": eta_by_region[region]}

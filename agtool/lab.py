@@ -28,12 +28,13 @@ from langgraph.graph import END, StateGraph
 
 from agtool import inventory, tools
 
-
 # ── Failure as a value ───────────────────────────────────────────────────────
+
 
 @dataclass(frozen=True)
 class Raised:
     """An exception, caught and shown as the last line of its traceback."""
+
     error: Exception
 
     def __repr__(self) -> str:
@@ -52,9 +53,11 @@ def attempt(fn, *args, **kwargs):
 
 # ── Worked examples ──────────────────────────────────────────────────────────
 
+
 @dataclass
 class Examples:
     """Rows of (call, what the spec says, what yours says); a table in Jupyter, text elsewhere."""
+
     rows: list[tuple[str, object, object]]
 
     def marks(self) -> list[str]:
@@ -67,18 +70,24 @@ class Examples:
         return f"{self.marks().count('✓')} of {len(self.rows)} agree with the spec"
 
     def cells(self) -> list[tuple[str, str, str, str]]:
-        return [(mark, call, repr(spec), "…" if _not_yet(yours) else repr(yours))
-                for (call, spec, yours), mark in zip(self.rows, self.marks())]
+        return [
+            (mark, call, repr(spec), "…" if _not_yet(yours) else repr(yours))
+            for (call, spec, yours), mark in zip(self.rows, self.marks(), strict=True)
+        ]
 
     def __repr__(self) -> str:
         lines = [f"{mark} {call}  ->  spec: {spec}  yours: {yours}" for mark, call, spec, yours in self.cells()]
-        return "\n".join(lines + [self.summary()])
+        return "\n".join([*lines, self.summary()])
 
     def _repr_html_(self) -> str:
-        rows = "".join("<tr>" + "".join(f"<td><code>{html.escape(cell)}</code></td>" for cell in cells) + "</tr>"
-                       for cells in self.cells())
-        return (f"<table><tr><th></th><th>call</th><th>the spec says</th><th>yours says</th></tr>{rows}</table>"
-                f"<p>{html.escape(self.summary())}</p>")
+        rows = "".join(
+            "<tr>" + "".join(f"<td><code>{html.escape(cell)}</code></td>" for cell in cells) + "</tr>"
+            for cells in self.cells()
+        )
+        return (
+            f"<table><tr><th></th><th>call</th><th>the spec says</th><th>yours says</th></tr>{rows}</table>"
+            f"<p>{html.escape(self.summary())}</p>"
+        )
 
 
 def _not_yet(value) -> bool:
@@ -100,26 +109,35 @@ def _same(a, b) -> bool:
 
 def examples(fn, rows: list[tuple[tuple, object]]) -> Examples:
     """Run fn on each row's arguments; set what comes back beside what the spec says."""
-    return Examples([(_shorten(f"{fn.__name__}({', '.join(map(repr, args))})"), spec, attempt(fn, *args))
-                     for args, spec in rows])
+    return Examples(
+        [(_shorten(f"{fn.__name__}({', '.join(map(repr, args))})"), spec, attempt(fn, *args)) for args, spec in rows]
+    )
 
 
 def _shorten(text: str, width: int = 110) -> str:
-    return text if len(text) <= width else text[:width - 5] + " …" + text[-3:]
+    return text if len(text) <= width else text[: width - 5] + " …" + text[-3:]
 
 
 # ── A model's view of tools ──────────────────────────────────────────────────
 
 # A tool description written by hand, in a wiki, months before the checks:
 # nothing ties it to what the tool accepts now.
-HANDWRITTEN = {"type": "function", "function": {
-    "name": "stock_lookup",
-    "description": "Look up the stock of a product near a region.",
-    "parameters": {"type": "object",
-                   "properties": {"sku": {"type": "string"}, "region": {"type": "string"},
-                                  "limit": {"type": "integer", "minimum": 1, "maximum": 50}},
-                   "required": ["sku"]},
-}}
+HANDWRITTEN = {
+    "type": "function",
+    "function": {
+        "name": "stock_lookup",
+        "description": "Look up the stock of a product near a region.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "sku": {"type": "string"},
+                "region": {"type": "string"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+            },
+            "required": ["sku"],
+        },
+    },
+}
 
 
 def described(name: str) -> dict:
@@ -186,10 +204,12 @@ def price_quote(sku, quantity, discount=0.0, gift_wrap=False):
 PRICE_QUOTE = {
     "fn": price_quote,
     "description": "Price of `quantity` units of a SKU, after an optional discount (0 to 0.5).",
-    "args": {"sku": {"type": "str"},
-             "quantity": {"type": "int", "min": 1, "max": 48},
-             "discount": {"type": "float", "min": 0, "max": 0.5, "required": False},
-             "gift_wrap": {"type": "bool", "required": False}},
+    "args": {
+        "sku": {"type": "str"},
+        "quantity": {"type": "int", "min": 1, "max": 48},
+        "discount": {"type": "float", "min": 0, "max": 0.5, "required": False},
+        "gift_wrap": {"type": "bool", "required": False},
+    },
     "returns": {"sku": {"type": "str"}, "total": {"type": "float", "min": 0}},
 }
 
@@ -216,17 +236,29 @@ def stock_report(skus, where=None):
 STOCK_REPORT = {
     "fn": stock_report,
     "description": "Stock rows of several SKUs at once, optionally in one region and from a minimum quantity.",
-    "args": {"skus": {"type": "list", "items": {"type": "str"}},
-             "where": {"type": "dict", "required": False,
-                       "properties": {"region": {"type": "str", "allowed": list(inventory.REGIONS)},
-                                      "min_qty": {"type": "int", "min": 0, "required": False}}}},
-    "returns": {"rows": {"type": "list", "allow_empty": True,
-                         "items": {"sku": {"type": "str"}, "region": {"type": "str"},
-                                   "qty": {"type": "int", "min": 0}}}},
+    "args": {
+        "skus": {"type": "list", "items": {"type": "str"}},
+        "where": {
+            "type": "dict",
+            "required": False,
+            "properties": {
+                "region": {"type": "str", "allowed": list(inventory.REGIONS)},
+                "min_qty": {"type": "int", "min": 0, "required": False},
+            },
+        },
+    },
+    "returns": {
+        "rows": {
+            "type": "list",
+            "allow_empty": True,
+            "items": {"sku": {"type": "str"}, "region": {"type": "str"}, "qty": {"type": "int", "min": 0}},
+        }
+    },
 }
 
 
 # ── The incidents of stages 5 and 6 ──────────────────────────────────────────
+
 
 def restock(sku: str, warehouse: str, qty: int) -> None:
     """Put qty of sku in a warehouse: the inventory changes while the agent runs."""
@@ -261,13 +293,15 @@ def retry_until_ok(name: str, args: dict, budget: int = 50) -> dict:
 
 # ── A LangGraph graph to read before writing yours ───────────────────────────
 
+
 class Countdown(TypedDict):
-    left: int                                   # a plain key: a node's update replaces it
-    said: Annotated[list[str], operator.add]    # a reducer: a node's update is appended
+    left: int  # a plain key: a node's update replaces it
+    said: Annotated[list[str], operator.add]  # a reducer: a node's update is appended
 
 
 def countdown_graph():
     """Say the numbers down to 1: one node, and a conditional edge that loops or stops."""
+
     def say(state: Countdown) -> dict:
         return {"left": state["left"] - 1, "said": [str(state["left"])]}  # only what changes
 

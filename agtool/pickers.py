@@ -8,15 +8,18 @@ differently each time, and the same way again for the same seed.
 """
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agtool.tools import pick_by_rules
 
 # Names a model reaches for instead of the contract's: close ones a fix can
 # rename back (sku_id), and ones too far for that (max_results).
-SYNONYMS = {"sku": ["sku_id", "product_sku", "item_code"],
-            "limit": ["max_results", "top_k", "limits"],
-            "region": ["location", "regions", "area"]}
+SYNONYMS = {
+    "sku": ["sku_id", "product_sku", "item_code"],
+    "limit": ["max_results", "top_k", "limits"],
+    "region": ["location", "regions", "area"],
+}
 INVENTED_REGIONS = ["mars", "gangnam", "tokyo", "Seoul"]
 INVENTED_TOOLS = ["stock_search", "get_stock", "inventory_lookup", "delivery_time"]
 TOO_MANY_ROWS = 20
@@ -67,8 +70,13 @@ MISTAKES: dict[str, Callable[[Any, dict, random.Random], tuple | None]] = {
 
 # How often each mistake is tried on a request: with these, about two requests
 # in five carry at least one mistake.
-DEFAULT_RATES = {"synonym": 0.1, "number_as_string": 0.08, "invented_region": 0.1,
-                 "too_many_rows": 0.1, "unknown_tool": 0.05}
+DEFAULT_RATES = {
+    "synonym": 0.1,
+    "number_as_string": 0.08,
+    "invented_region": 0.1,
+    "too_many_rows": 0.1,
+    "unknown_tool": 0.05,
+}
 
 
 class NoisyPicker:

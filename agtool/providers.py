@@ -36,8 +36,9 @@ ModelPicker puts a real model in run()'s pick seat, for anyone with a key.
 """
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from agtool import schema, tools
 
@@ -48,27 +49,35 @@ NOT_JSON = "result:json:result"
 @dataclass(frozen=True)
 class ToolCall:
     """One call a model asked for: its id (to answer it by), the tool, the args read, or why they could not be."""
+
     id: str
     name: str
-    args: Any = None          # what the model sent, parsed; nulls strict mode forced are dropped
+    args: Any = None  # what the model sent, parsed; nulls strict mode forced are dropped
     error: str | None = None  # BROKEN_ARGUMENTS when the arguments string could not be read
-    sent: Any = None          # the arguments as the model sent them (a string from OpenAI), for the log
+    sent: Any = None  # the arguments as the model sent them (a string from OpenAI), for the log
 
 
 # ── Reading the calls a response asks for ────────────────────────────────────
+
 
 def openai_tool_calls(completion: Any, table: dict | None = None) -> list[ToolCall]:
     """The function calls of a chat completion's first choice (a completion with none gives [])."""
     choices = _plain(completion).get("choices") or [{}]
     message = choices[0].get("message") or {}
-    return [_openai_call(call["id"], call["function"]["name"], call["function"].get("arguments"), table)
-            for call in message.get("tool_calls") or [] if call.get("type", "function") == "function"]
+    return [
+        _openai_call(call["id"], call["function"]["name"], call["function"].get("arguments"), table)
+        for call in message.get("tool_calls") or []
+        if call.get("type", "function") == "function"
+    ]
 
 
 def responses_tool_calls(response: Any, table: dict | None = None) -> list[ToolCall]:
     """The function calls in a Responses API output, answered by their call_id (not their item id)."""
-    return [_openai_call(item["call_id"], item["name"], item.get("arguments"), table)
-            for item in _plain(response).get("output") or [] if item.get("type") == "function_call"]
+    return [
+        _openai_call(item["call_id"], item["name"], item.get("arguments"), table)
+        for item in _plain(response).get("output") or []
+        if item.get("type") == "function_call"
+    ]
 
 
 def anthropic_tool_calls(message: Any, table: dict | None = None) -> list[ToolCall]:
@@ -127,6 +136,7 @@ def _plain(response: Any) -> dict:
 
 # ── The door ─────────────────────────────────────────────────────────────────
 
+
 def call_through_door(calls: list[ToolCall], door: Callable[[str, Any], dict] | None = None) -> list[dict]:
     """Each call's envelope from the door (tools.call_tool, or a module's own); a broken one never reaches it."""
     door = door or tools.call_tool
@@ -147,37 +157,52 @@ def sendable(envelope: dict) -> dict:
 # ({"ok": false, ..., "error": "args:range:limit"}): the model reads the reason.
 # Anthropic's tool_result has is_error, so its content is the value, or the reason.
 
+
 def openai_tool_messages(calls: list[ToolCall], envelopes: list[dict]) -> list[dict]:
     """One role "tool" message per call, by tool_call_id, to append after the assistant's message."""
-    return [{"role": "tool", "tool_call_id": call.id, "content": json.dumps(envelope)}
-            for call, envelope in _paired(calls, envelopes)]
+    return [
+        {"role": "tool", "tool_call_id": call.id, "content": json.dumps(envelope)}
+        for call, envelope in _paired(calls, envelopes)
+    ]
 
 
 def responses_tool_outputs(calls: list[ToolCall], envelopes: list[dict]) -> list[dict]:
     """One function_call_output item per call, by call_id, for the next responses.create input."""
-    return [{"type": "function_call_output", "call_id": call.id, "output": json.dumps(envelope)}
-            for call, envelope in _paired(calls, envelopes)]
+    return [
+        {"type": "function_call_output", "call_id": call.id, "output": json.dumps(envelope)}
+        for call, envelope in _paired(calls, envelopes)
+    ]
 
 
 def anthropic_tool_results(calls: list[ToolCall], envelopes: list[dict]) -> dict:
     """The user message that answers every tool_use block of Claude's turn (all in one, as Claude requires)."""
-    return {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": call.id, "is_error": not envelope["ok"],
-         "content": json.dumps(envelope["value"]) if envelope["ok"] else envelope["error"]}
-        for call, envelope in _paired(calls, envelopes)]}
+    return {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": call.id,
+                "is_error": not envelope["ok"],
+                "content": json.dumps(envelope["value"]) if envelope["ok"] else envelope["error"],
+            }
+            for call, envelope in _paired(calls, envelopes)
+        ],
+    }
 
 
 def _paired(calls: list[ToolCall], envelopes: list[dict]) -> zip:
     if len(calls) != len(envelopes):
         raise ValueError(f"{len(calls)} calls but {len(envelopes)} envelopes: pass call_through_door(calls)")
-    return zip(calls, envelopes)
+    return zip(calls, envelopes, strict=True)
 
 
 # ── One API, its three parts ─────────────────────────────────────────────────
 
+
 @dataclass(frozen=True)
 class Api:
     """How one provider API sends tools, asks a model, reads its calls and is answered."""
+
     describe: Callable[[dict], list[dict]]
     ask: Callable[[Any, str, str, list[dict], str | None], Any]  # (client, model, prompt, tools, system)
     read: Callable[[Any, dict | None], list[ToolCall]]
@@ -190,13 +215,24 @@ def _ask_chat(client, model, prompt, described, system):
 
 
 def _ask_responses(client, model, prompt, described, system):
-    return client.responses.create(model=model, input=prompt, tools=described, tool_choice="required",
-                                   **({"instructions": system} if system else {}))
+    return client.responses.create(
+        model=model,
+        input=prompt,
+        tools=described,
+        tool_choice="required",
+        **({"instructions": system} if system else {}),
+    )
 
 
 def _ask_messages(client, model, prompt, described, system):
-    return client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": prompt}],
-                                  tools=described, tool_choice={"type": "any"}, **({"system": system} if system else {}))
+    return client.messages.create(
+        model=model,
+        max_tokens=1024,
+        messages=[{"role": "user", "content": prompt}],
+        tools=described,
+        tool_choice={"type": "any"},
+        **({"system": system} if system else {}),
+    )
 
 
 APIS = {
@@ -207,7 +243,7 @@ APIS = {
 
 
 def api_of(client: Any) -> str:
-    """"messages" for an Anthropic client, "chat" for an OpenAI one (pass api="responses" for that API)."""
+    """ "messages" for an Anthropic client, "chat" for an OpenAI one (pass api="responses" for that API)."""
     return "messages" if type(client).__module__.startswith("anthropic") else "chat"
 
 
@@ -229,8 +265,9 @@ class ModelPicker:
     call with its args:json:arguments.
     """
 
-    def __init__(self, client: Any, model: str, api: str | None = None, table: dict | None = None,
-                 system: str | None = None):
+    def __init__(
+        self, client: Any, model: str, api: str | None = None, table: dict | None = None, system: str | None = None
+    ):
         api = api or api_of(client)
         if api not in APIS:
             raise ValueError(f"api is {api!r}; use one of {', '.join(APIS)}")
@@ -263,4 +300,3 @@ def prompt_of(request: Any) -> str:
     if isinstance(request, dict) and isinstance(request.get("prompt"), str):
         return request["prompt"]
     return "Make this tool call: " + json.dumps(request, default=repr)
-

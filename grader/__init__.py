@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from grader.kit.grading import Grade
 
-CHECK_SCALE = 0.5    # check() draws half the grader's cases: a second or two at most
+CHECK_SCALE = 0.5  # check() draws half the grader's cases: a second or two at most
 
 
 @dataclass(frozen=True)
 class CheckReport:
     """What check() returns: a table in Jupyter, plain text anywhere else."""
-    grade: "Grade | None" = None     # None when `problem` says why nothing ran
+
+    grade: "Grade | None" = None  # None when `problem` says why nothing ran
     problem: str = ""
-    note: str = ""                   # said once above the table
-    replay: str = ""                 # the terminal command that shows this very table again
+    note: str = ""  # said once above the table
+    replay: str = ""  # the terminal command that shows this very table again
 
     @property
     def score(self) -> int:
@@ -42,11 +43,14 @@ class CheckReport:
 
     def __repr__(self) -> str:
         from grader.kit.report import text_table
+
         return self.problem or "\n".join(filter(None, (self.note, text_table(self.grade), self._replay_line())))
 
     def _repr_html_(self) -> str:
         import html
+
         from grader.kit.report import html_table
+
         if self.problem:
             return f"<p>{html.escape(self.problem)}</p>"
         note = f"<p><i>{html.escape(self.note)}</i></p>" if self.note else ""
@@ -72,7 +76,7 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
 
     if stage not in STAGES:
         return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, STAGES))}")
-    replay = check_command(stage, path) if seed == 0 else ""   # the command has no --seed: it checks as check(N) does
+    replay = check_command(stage, path) if seed == 0 else ""  # the command has no --seed: it checks as check(N) does
     path = path or student_module_path()
     if not path:
         return CheckReport(problem="check(): no agtool/tools.py found; pass path='.../tools.py'")
@@ -80,16 +84,19 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
         return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE), replay=replay)
     if not public.FILE.exists():
         return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
-    return CheckReport(grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage),
-                       replay=replay)
+    return CheckReport(
+        grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage), replay=replay
+    )
 
 
 def public_note(stage: int) -> str:
     """What a kit's table is judged on, said once."""
     below = {1: "", 2: "your own stage 1"}.get(stage, f"your own stages 1 to {stage - 1}")
     earlier = f" Stage {stage} runs on {below}: a mistake there can show up here." if below else ""
-    return (f"Judged on the kit's public probes: fixed inputs with a correct module's answers.{earlier} "
-            "Your grade uses other, hidden random inputs.")
+    return (
+        f"Judged on the kit's public probes: fixed inputs with a correct module's answers.{earlier} "
+        "Your grade uses other, hidden random inputs."
+    )
 
 
 def student_module_path() -> str | None:

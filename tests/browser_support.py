@@ -19,8 +19,15 @@ import pytest
 CHROMIUM = "/usr/bin/chromium"
 # Headless, and quiet: without the networking flags Chromium keeps calling
 # Google's hosts, which this machine's closed network refuses.
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 ARTIFACTS = Path(__file__).parent / "artifacts"
 SECONDS = 1000  # Playwright counts in milliseconds
 # The news announcement would pop up over the notebook; it is a plugin like any other.
@@ -81,8 +88,10 @@ def chromium():
     except ImportError:
         pytest.fail("The browser test needs Playwright for Python: pip install -r requirements.txt")
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"The browser test needs Debian's Chromium at {CHROMIUM}: "
-                    "apt-get install -y chromium (make browser-deps does it as root)")
+        pytest.fail(
+            f"The browser test needs Debian's Chromium at {CHROMIUM}: "
+            "apt-get install -y chromium (make browser-deps does it as root)"
+        )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         try:

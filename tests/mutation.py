@@ -18,10 +18,10 @@ REFERENCE = Path(agtool.__file__).with_name("tools.py")
 
 @dataclass(frozen=True)
 class Mutant:
-    rule: str            # the spec's rule it breaks, in words
-    old: str             # the reference's text, found exactly once
+    rule: str  # the spec's rule it breaks, in words
+    old: str  # the reference's text, found exactly once
     new: str
-    fails: frozenset     # the labels of the checks that must fail, and no others
+    fails: frozenset  # the labels of the checks that must fail, and no others
 
     def source(self) -> str:
         reference = REFERENCE.read_text()

@@ -19,16 +19,27 @@ def test_bench_measures_every_contender_and_prints_the_ratios():
     assert all(row["low"] <= row["ratio"] <= row["high"] for row in rows)
     printed = bench.table(rows).splitlines()
     verdict = r"(yes|NO|within noise \(\d of 2 met\))"
-    ratio_lines = [line for line in printed
-                   if re.search(rf"\d+\.\d\dx\s+\d+\.\d\d–\d+\.\d\dx\s+[<>]= [\d.]+x\s+{verdict}$", line)]
+    ratio_lines = [
+        line for line in printed if re.search(rf"\d+\.\d\dx\s+\d+\.\d\d–\d+\.\d\dx\s+[<>]= [\d.]+x\s+{verdict}$", line)
+    ]
     assert len(ratio_lines) == 4, printed
     assert bench.NAME not in tools.TOOLS  # the bench's own table entry is gone again
 
 
 def rounds_with(check_args_us: list[float]) -> list[dict[str, float]]:
     """Made-up rounds: pydantic's args check takes 10 µs, ours as given, every body 1 µs."""
-    return [{"body": 1e-6, "check_args": ours * 1e-6, "door": 2e-6, "memo hit": 1e-6, "pydantic args": 11e-6,
-             "pydantic args+return": 21e-6, "StructuredTool": 500e-6} for ours in check_args_us]
+    return [
+        {
+            "body": 1e-6,
+            "check_args": ours * 1e-6,
+            "door": 2e-6,
+            "memo hit": 1e-6,
+            "pydantic args": 11e-6,
+            "pydantic args+return": 21e-6,
+            "StructuredTool": 500e-6,
+        }
+        for ours in check_args_us
+    ]
 
 
 def args_row(check_args_us):

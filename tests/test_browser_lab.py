@@ -25,8 +25,18 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_support import (ARTIFACTS, PAGE_CONFIG, SECONDS, chromium, free_port, get_json,  # noqa: F401
-                             kernel_idle, shut_down, wait_for)
+
+from tests.browser_support import (
+    ARTIFACTS,
+    PAGE_CONFIG,
+    SECONDS,
+    chromium,  # noqa: F401  (a fixture: pytest finds it by its name in this module)
+    free_port,
+    get_json,
+    kernel_idle,
+    shut_down,
+    wait_for,
+)
 
 pytestmark = pytest.mark.browser  # one worker runs both browser tests: see conftest.py
 
@@ -56,28 +66,45 @@ def make_lab(repo, tmp_path):
     config, opened = tmp_path / "jupyter-config", tmp_path / "opened.txt"
     (config / "labconfig").mkdir(parents=True)
     (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
-    record = [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')",
-              str(opened), "%s"]
+    record = [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')", str(opened), "%s"]
     port = free_port()
-    (config / "jupyter_server_config.json").write_text(json.dumps({
-        "ServerApp": {"ip": "127.0.0.1", "port": port, "port_retries": 0, "browser": shlex.join(record)},
-        "IdentityProvider": {"token": ""},
-        "LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}}))
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-           "IPYTHONDIR": str(tmp_path / "ipython"), "PYTHONPATH": str(repo)}
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "ServerApp": {"ip": "127.0.0.1", "port": port, "port_retries": 0, "browser": shlex.join(record)},
+                "IdentityProvider": {"token": ""},
+                "LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "PYTHONPATH": str(repo),
+    }
     for inherited in ("MAKEFLAGS", "MAKELEVEL"):  # a `make test` above us must not pass its flags down
         env.pop(inherited, None)
     venv = Path(sys.prefix)
     command = ["make", "--no-print-directory", "-o", f"{venv}/.installed", "lab", f"VENV={venv}"]
     log = tmp_path / "make-lab.log"
     with log.open("w") as output:
-        server = subprocess.Popen(command, cwd=repo, env=env, stdout=output, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, start_new_session=True)
+        server = subprocess.Popen(
+            command,
+            cwd=repo,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_for("JupyterLab answering", lambda: get_json(f"{url}/api/status"), 120, server, log)
-        first = wait_for("JupyterLab opening a browser", lambda: opened.exists() and opened.read_text().split(),
-                         60, server, log)[0]
+        first = wait_for(
+            "JupyterLab opening a browser", lambda: opened.exists() and opened.read_text().split(), 60, server, log
+        )[0]
         yield first, url, server, log
     finally:
         shut_down(server)
@@ -90,8 +117,10 @@ def listing(page) -> list[str]:
 
 def open_in_file_browser(page, name: str):
     """Double-click `name` in the file browser's listing, as a student does."""
-    page.locator(".jp-FileBrowser .jp-DirListing-item",
-                 has=page.locator(".jp-DirListing-itemText", has_text=re.compile(rf"^{re.escape(name)}$"))).dblclick()
+    page.locator(
+        ".jp-FileBrowser .jp-DirListing-item",
+        has=page.locator(".jp-DirListing-itemText", has_text=re.compile(rf"^{re.escape(name)}$")),
+    ).dblclick()
 
 
 def cell(page, source: str):
@@ -141,7 +170,7 @@ def test_make_lab_serves_the_repository_and_an_edit_to_tools_py_reaches_the_note
     line = original.splitlines()[line_number]
     for _ in range(len(line) - line.index(DESCRIPTION) - len(DESCRIPTION) + 1):  # back over '",' and the '.'
         page.keyboard.press("ArrowLeft")
-    page.keyboard.type(EDITED[len(DESCRIPTION) - 1:-1])  # ", edited in the browser", before the '.'
+    page.keyboard.type(EDITED[len(DESCRIPTION) - 1 : -1])  # ", edited in the browser", before the '.'
     expect(page.locator(".jp-FileEditor .cm-line", has_text=EDITED)).to_have_count(1)
     page.keyboard.press("Control+s")
     wanted = original.replace(DESCRIPTION, EDITED)

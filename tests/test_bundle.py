@@ -27,7 +27,7 @@ pytestmark = pytest.mark.grader
 
 PROJECT = Path(agtool.__file__).resolve().parent.parent
 REFERENCE = (PROJECT / "agtool" / "tools.py").read_text()
-BROKEN = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"     # loses stage 3
+BROKEN = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"  # loses stage 3
 SEED = 5
 
 
@@ -49,7 +49,7 @@ def autograder(bundle: Path, tmp_path: Path, submission: dict[str, str]) -> Path
     root = tmp_path / "autograder"
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(root / "source")
-        for entry in archive.infolist():                 # extractall drops the Unix mode
+        for entry in archive.infolist():  # extractall drops the Unix mode
             os.chmod(root / "source" / entry.filename, entry.external_attr >> 16 & 0o777)
     shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
     for name, text in submission.items():
@@ -60,8 +60,9 @@ def autograder(bundle: Path, tmp_path: Path, submission: dict[str, str]) -> Path
 
 def run_autograder(root: Path) -> tuple[subprocess.CompletedProcess, dict]:
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
     return done, json.loads((root / "results" / "results.json").read_text())
 
 
@@ -70,7 +71,7 @@ def test_the_reference_scores_100_from_anywhere_under_submission(bundle, tmp_pat
     done, results = run_autograder(root)
     assert done.returncode == 0, done.stderr
     assert results["score"] == 100
-    assert f"grader: {root / 'source' / 'grader'}" in done.stdout     # the bundled grader, not this checkout's
+    assert f"grader: {root / 'source' / 'grader'}" in done.stdout  # the bundled grader, not this checkout's
     assert {test["status"] for test in results["tests"]} == {"passed"}
 
 
@@ -81,7 +82,7 @@ def test_a_broken_submission_is_graded_on_the_bundles_seed_which_no_student_sees
     failed = {test["number"].split(".")[0] for test in results["tests"] if test["status"] == "failed"}
     assert failed == {"3"} and results["score"] < 100
     shown = json.dumps(results)
-    for said in (shown, done.stdout):      # "the seed's contract" is the lab's word; a seed's value is not
+    for said in (shown, done.stdout):  # "the seed's contract" is the lab's word; a seed's value is not
         assert "--seed" not in said and not re.search(r"seed\W{0,3}\d", said, re.I)
     assert "Replay in your kit: `.venv/bin/python -m grader check 3`" in shown
     expected = results_json(grade(str(root / "submission" / "tools.py"), SandboxSession, seed=SEED), STUDENT)
@@ -93,9 +94,9 @@ def test_without_a_seed_one_is_drawn_and_kept_in_the_bundle(tmp_path, capsys):
     for name in ("one.zip", "two.zip"):
         assert main(["gradescope", str(tmp_path / name)]) == 0
         seeds.append(settings(tmp_path / name)["seed"])
-        assert f"seed {seeds[-1]} " in capsys.readouterr().out      # told to the instructor, once
-    assert all(type(seed) is int and 0 <= seed < 2 ** 31 for seed in seeds)
-    assert seeds[0] != seeds[1]                                      # drawn: 1 in 2**31 to collide
+        assert f"seed {seeds[-1]} " in capsys.readouterr().out  # told to the instructor, once
+    assert all(type(seed) is int and 0 <= seed < 2**31 for seed in seeds)
+    assert seeds[0] != seeds[1]  # drawn: 1 in 2**31 to collide
 
 
 def test_where_a_submission_cannot_be_confined_nothing_is_graded_and_results_say_why(tmp_path, monkeypatch, capsys):
@@ -152,8 +153,14 @@ def test_the_bundle_holds_what_gradescope_runs_and_no_solution(bundle):
     for script in ("setup.sh", "run_autograder"):
         assert modes[script] & stat.S_IXUSR
         assert subprocess.run(["bash", "-n", "-c", files[script].decode()]).returncode == 0
-    assert {"grader/__main__.py", "grader/kit/grading.py", "grader/instructor/sandbox/session.py",
-            "agtool/inventory.py", "constraints.txt", "settings.json"} <= files.keys()
+    assert {
+        "grader/__main__.py",
+        "grader/kit/grading.py",
+        "grader/instructor/sandbox/session.py",
+        "agtool/inventory.py",
+        "constraints.txt",
+        "settings.json",
+    } <= files.keys()
     assert settings(bundle) == {"seed": SEED, "require_confinement": True}
     assert "agtool/tools.py" not in files
     agtool_files = {name: content for name, content in files.items() if name.startswith("agtool/")}
@@ -191,15 +198,21 @@ autograde(Path(sys.argv[1]))
 
 def test_grading_needs_nothing_beyond_the_bundle_requirements(bundle, tmp_path):
     root = autograder(bundle, tmp_path, {"tools.py": REFERENCE})
-    allowed = sorted(lock.needed(REQUIREMENTS) | {"agtool-lab"})    # agtool-lab: the bundled source
-    done = subprocess.run([sys.executable, "-c", ONLY_ALLOWED, str(root), json.dumps(allowed)],
-                          cwd=root / "source", capture_output=True, text=True, timeout=300)
+    allowed = sorted(lock.needed(REQUIREMENTS) | {"agtool-lab"})  # agtool-lab: the bundled source
+    done = subprocess.run(
+        [sys.executable, "-c", ONLY_ALLOWED, str(root), json.dumps(allowed)],
+        cwd=root / "source",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads((root / "results" / "results.json").read_text())["score"] == 100
 
 
-@pytest.mark.parametrize("out, words", [("autograder.tar", "must end in .zip"),
-                                         ("nowhere/autograder.zip", "does not exist")])
+@pytest.mark.parametrize(
+    "out, words", [("autograder.tar", "must end in .zip"), ("nowhere/autograder.zip", "does not exist")]
+)
 def test_bad_output_gets_one_clear_line_and_exit_code_2(out, words, tmp_path, capsys):
     assert main(["gradescope", str(tmp_path / out)]) == 2
     err = capsys.readouterr().err

@@ -18,7 +18,7 @@ import pytest
 
 import agtool
 from grader.instructor import classroom
-from grader.instructor.classroom import Row, STAGES, find_submissions, grade_class
+from grader.instructor.classroom import STAGES, Row, find_submissions, grade_class
 
 pytestmark = pytest.mark.grader
 
@@ -43,7 +43,7 @@ def symlinked_file(folder: Path) -> None:
 
 
 def symlinked_folder(folder: Path) -> None:
-    write(folder / ".real" / "tools.py", REFERENCE)   # hidden: only eve's link shows it
+    write(folder / ".real" / "tools.py", REFERENCE)  # hidden: only eve's link shows it
     (folder / "eve").symlink_to(folder / ".real")
 
 
@@ -52,7 +52,7 @@ def fifo(folder: Path) -> None:
 
 
 def device(folder: Path) -> None:
-    os.mknod(folder / "eve.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))      # /dev/zero's numbers
+    os.mknod(folder / "eve.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero's numbers
 
 
 def over_size(folder: Path) -> None:
@@ -114,8 +114,13 @@ def test_a_hostile_class_is_graded_refused_student_by_student_and_runs_again(tmp
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, (run, done.stderr[-3000:])
         assert "Traceback" not in done.stderr
-        assert gradebook(out) == {"alice": "100", "gradebook.csv": "100", "histogram.png": "100",
-                                  "not_graded.csv": "100", "students": "100"}
+        assert gradebook(out) == {
+            "alice": "100",
+            "gradebook.csv": "100",
+            "histogram.png": "100",
+            "not_graded.csv": "100",
+            "students": "100",
+        }
         why = not_graded(out)
         assert sorted(why) == ["big", "device", "eve", "fifo"]
         assert "symbolic link" in why["eve"] and "over 1 MB" in why["big"]
@@ -127,11 +132,12 @@ def test_a_hostile_class_is_graded_refused_student_by_student_and_runs_again(tmp
 
 # ── a worker that dies under a student ───────────────────────────────────────
 
+
 def dies_for_mallory(submission, seed, out):
     """grade_student in a pool worker that dies while grading mallory (an OOM kill, a stray signal)."""
     if submission.student == "mallory":
         os._exit(9)
-    time.sleep(0.5)     # long enough that classmates are still in the pool when mallory's worker dies
+    time.sleep(0.5)  # long enough that classmates are still in the pool when mallory's worker dies
     return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGES})
 
 
@@ -142,7 +148,7 @@ def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatc
         write(folder / f"{student}.py", REFERENCE)
     # Forked workers see the module as it is here: the replacement is what they run.
     monkeypatch.setattr(classroom, "grade_student", dies_for_mallory)
-    monkeypatch.setattr(classroom, "warm", lambda: None)         # no zygote needed: nothing is graded
+    monkeypatch.setattr(classroom, "warm", lambda: None)  # no zygote needed: nothing is graded
     rows = grade_class(folder, out, jobs=3, progress=False)
     innocent = [student for student in students if student != "mallory"]
     assert [row.student for row in rows] == innocent

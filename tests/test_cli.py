@@ -39,8 +39,10 @@ def cases(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "grade: --only no such check": (["grade", ok, "--only", "9.9"], "--only"),
         "grade: --seed not a number": (["grade", ok, "--seed", "x"], "--seed"),
         "class: no submissions": (["class", str(tmp / "empty"), "--out", str(tmp / "out")], "holds no submissions"),
-        "class: OUT is a file": (["class", str(ROOT / "tests" / "submissions" / "correct"), "--out",
-                                  str(tmp / "a-file")], "--out"),
+        "class: OUT is a file": (
+            ["class", str(ROOT / "tests" / "submissions" / "correct"), "--out", str(tmp / "a-file")],
+            "--out",
+        ),
         "gradescope: OUT is a folder": (["gradescope", str(tmp / "out.zip")], "is a folder"),
         "gradescope: not a zip": (["gradescope", str(tmp / "out.tar")], "must end in .zip"),
         "gradescope: --seed negative": (["gradescope", str(tmp / "b.zip"), "--seed", "-1"], "--seed"),
@@ -54,6 +56,7 @@ def cases(tmp: Path) -> dict[str, tuple[list[str], str]]:
 def _names() -> list[str]:
     """The cases' names, from a throwaway folder (the cases themselves are made in each test's own)."""
     import tempfile
+
     with tempfile.TemporaryDirectory() as folder:
         return list(cases(Path(folder)))
 
@@ -63,7 +66,7 @@ def test_bad_input_gets_one_line_that_says_what_to_do_and_exit_code_2(case, tmp_
     argv, words = cases(tmp_path)[case]
     try:
         code = main(argv)
-    except SystemExit as exit:          # argparse's refusals
+    except SystemExit as exit:  # argparse's refusals
         code = exit.code
     out, err = capsys.readouterr()
     lines = [line for line in err.splitlines() if line.strip()]
@@ -90,8 +93,9 @@ def test_an_unreadable_file_gets_one_line_and_exit_code_2(tmp_path):
     secret = tmp_path / "tools.py"
     secret.write_text(REFERENCE.read_text())
     secret.chmod(0)
-    done = subprocess.run([sys.executable, "-c", AS_NOBODY, "grade", str(secret)], cwd="/", capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", AS_NOBODY, "grade", str(secret)], cwd="/", capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "cannot be read (Permission denied)" in done.stderr
 
@@ -103,10 +107,17 @@ def test_the_kits_commands_run_where_there_is_no_instructor_package(tmp_path):
         (tmp_path / "grader" / name).write_bytes((ROOT / "grader" / name).read_bytes())
     (tmp_path / "grader" / "kit").symlink_to(ROOT / "grader" / "kit", target_is_directory=True)
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"}
-    helped = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60)
+    helped = subprocess.run(
+        [sys.executable, "-m", "grader", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert helped.returncode == 0 and "check" in helped.stdout
     assert not any(word in helped.stdout for word in ("grade ", "class", "gradescope", "release", "lock"))
-    refused = subprocess.run([sys.executable, "-m", "grader", "grade", str(REFERENCE)], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=60)
+    refused = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(REFERENCE)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "invalid choice" in refused.stderr

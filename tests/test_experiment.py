@@ -28,27 +28,38 @@ def test_requests_are_the_users_and_reproducible():
     assert all(tools.check_args(r["tool"], r["args"]) is None for r in requests)  # the users ask well
 
 
-@pytest.mark.parametrize("request_, expected", [
-    ({"tool": "stock_lookup", "args": {"sku": "Z-999", "region": "seoul", "limit": 2}}, None),
-    ({"tool": "delivery_eta", "args": {"sku": "A-100", "region": "jeju"}}, None),   # 72 hours, not days
-    ({"tool": "delivery_eta", "args": {"sku": "E-500", "region": "jeju"}}, None),   # no route: KeyError
-    ({"tool": "delivery_eta", "args": {"sku": "A-100", "region": "busan"}},
-     {"sku": "A-100", "region": "busan", "days": 2}),
-    ({"tool": "stock_lookup", "args": {"sku": "D-400", "region": "seoul", "limit": 1}},
-     {"sku": "D-400", "rows": [{"region": "seoul", "qty": 30}]}),                    # from the upgrade
-], ids=["unknown sku", "hours", "no route", "answerable", "old endpoint"])
+@pytest.mark.parametrize(
+    "request_, expected",
+    [
+        ({"tool": "stock_lookup", "args": {"sku": "Z-999", "region": "seoul", "limit": 2}}, None),
+        ({"tool": "delivery_eta", "args": {"sku": "A-100", "region": "jeju"}}, None),  # 72 hours, not days
+        ({"tool": "delivery_eta", "args": {"sku": "E-500", "region": "jeju"}}, None),  # no route: KeyError
+        (
+            {"tool": "delivery_eta", "args": {"sku": "A-100", "region": "busan"}},
+            {"sku": "A-100", "region": "busan", "days": 2},
+        ),
+        (
+            {"tool": "stock_lookup", "args": {"sku": "D-400", "region": "seoul", "limit": 1}},
+            {"sku": "D-400", "rows": [{"region": "seoul", "qty": 30}]},
+        ),  # from the upgrade
+    ],
+    ids=["unknown sku", "hours", "no route", "answerable", "old endpoint"],
+)
 def test_the_true_answer(request_, expected):
     """The right endpoint's value for the request as asked, when it meets the output schema; else None."""
     assert true_answer(request_) == expected
 
 
-@pytest.mark.parametrize("status, detail, truth, outcome", [
-    ("answered", {"a": 1}, {"a": 1}, "correct"),
-    ("answered", {"a": 2}, {"a": 1}, "made_up"),
-    ("answered", {"rows": []}, None, "made_up"),
-    ("gave_up", "args:type:limit", {"a": 1}, "gave_up"),
-    ("crashed", "KeyError: 'jeju'", None, "crashed"),
-])
+@pytest.mark.parametrize(
+    "status, detail, truth, outcome",
+    [
+        ("answered", {"a": 1}, {"a": 1}, "correct"),
+        ("answered", {"a": 2}, {"a": 1}, "made_up"),
+        ("answered", {"rows": []}, None, "made_up"),
+        ("gave_up", "args:type:limit", {"a": 1}, "gave_up"),
+        ("crashed", "KeyError: 'jeju'", None, "crashed"),
+    ],
+)
 def test_judge(status, detail, truth, outcome):
     """An answer is correct only when it is the true one; with no true answer, any answer is made up."""
     assert judge(status, detail, truth) == outcome
@@ -59,15 +70,16 @@ def test_every_request_goes_through_every_agent_once(ran):
     assert Counter(run.agent for run in ran.runs) == dict.fromkeys(AGENTS, N)
     assert {run.outcome for run in ran.runs} <= set(OUTCOMES)
     for start in range(0, len(ran.runs), len(AGENTS)):
-        group = ran.runs[start:start + len(AGENTS)]
+        group = ran.runs[start : start + len(AGENTS)]
         assert [run.agent for run in group] == list(AGENTS)
-        assert all((run.request, run.pick, run.truth) == (group[0].request, group[0].pick, group[0].truth)
-                   for run in group)
+        assert all(
+            (run.request, run.pick, run.truth) == (group[0].request, group[0].pick, group[0].truth) for run in group
+        )
 
 
 def test_the_lessons_claim(ran):
     """Naive crashes and makes answers up; the door never does either; the graph answers more than the door."""
-    table = {agent: dict(zip([*OUTCOMES, "runs"], counts)) for agent, *counts in ran.table().rows}
+    table = {agent: dict(zip([*OUTCOMES, "runs"], counts, strict=True)) for agent, *counts in ran.table().rows}
     assert table["naive"]["crashed"] > 0 and table["naive"]["made_up"] > 0 and table["naive"]["gave_up"] == 0
     assert table["door"]["crashed"] == table["door"]["made_up"] == 0
     assert table["graph"]["crashed"] == 0
@@ -130,6 +142,7 @@ def test_an_unfinished_module_gives_a_value_that_names_the_stage(table, monkeypa
 
     def stub(name, args):
         raise NotImplementedError("Stage 4: call_tool — see notebooks/04_door.ipynb")
+
     monkeypatch.setattr(tools, "call_tool", stub)
     unfinished = run_experiment(5)
     assert unfinished.runs == [] and unfinished.where("graph", "correct") == []

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from grader.instructor import oracle
 from grader.kit import spies, values
@@ -22,10 +23,12 @@ from grader.kit.runner import load
 pytestmark = pytest.mark.grader
 
 REFERENCE, _ = load(str(Path(__file__).resolve().parents[1] / "agtool" / "tools.py"))  # a private copy
-SETTINGS = settings(max_examples=60, deadline=None, database=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
-ARG_MISTAKES = st.sampled_from([(), ("unknown",), ("missing",), ("type",), ("range",), ("allowed",),
-                                ("nested",), ("type", "nested", "unknown")])
+SETTINGS = settings(
+    max_examples=60, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+ARG_MISTAKES = st.sampled_from(
+    [(), ("unknown",), ("missing",), ("type",), ("range",), ("allowed",), ("nested",), ("type", "nested", "unknown")]
+)
 
 
 def with_table(table: dict):
@@ -109,8 +112,19 @@ def test_door_gives_the_references_envelopes_and_body_runs(case):
         assert spies.runs(our_spies) == spies.runs(their_spies)
 
 
-_UNHOLDABLE = st.sampled_from([{"x": float("nan")}, {"x": (1, 2)}, {"x": {1, 2}}, {1: "a"}, {"x": [{2: 2}]},
-                               {"x": b"A"}, {"x": 10 ** 5000}, {"x": [object()]}, {"x": -math.inf}])
+_UNHOLDABLE = st.sampled_from(
+    [
+        {"x": float("nan")},
+        {"x": (1, 2)},
+        {"x": {1, 2}},
+        {1: "a"},
+        {"x": [{2: 2}]},
+        {"x": b"A"},
+        {"x": 10**5000},
+        {"x": [object()]},
+        {"x": -math.inf},
+    ]
+)
 
 
 @SETTINGS
@@ -119,21 +133,32 @@ def test_memo_key_is_the_references(args):
     assert oracle.memo_key("t", args) == REFERENCE.memo_key("t", args)
 
 
-@settings(max_examples=40, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from([stage6.answers, stage6.fixes_what_it_can, stage6.gives_up_at_once,
-                        stage6.gives_up_on_repeats, stage6.stops_at_the_limit]).flatmap(lambda check: check()))
+@settings(max_examples=40, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(
+        [
+            stage6.answers,
+            stage6.fixes_what_it_can,
+            stage6.gives_up_at_once,
+            stage6.gives_up_on_repeats,
+            stage6.stops_at_the_limit,
+        ]
+    ).flatmap(lambda check: check())
+)
 def test_run_comes_to_what_the_reference_comes_to(case):
     """The trusted loop predicts the reference graph's runs: status, attempts, reasons, last envelope, body runs."""
     bodies = with_table(case.table)
     memo = {}
-    for (req, limit, shared), (state, runs) in zip(case.runs, stage6.expected_runs(case)):
+    for (req, limit, shared), (state, runs) in zip(case.runs, stage6.expected_runs(case), strict=True):
         before = spies.runs(bodies)
         kwargs = ({} if limit is None else {"max_attempts": limit}) | ({"memo": memo} if shared else {})
         final = REFERENCE.run(values.decode(req), **kwargs)
         assert spies.runs_since(bodies, before) == runs
-        assert (final["status"], final["attempts"], final["reasons"]) == \
-               (state["status"], state["attempts"], state["reasons"])
+        assert (final["status"], final["attempts"], final["reasons"]) == (
+            state["status"],
+            state["attempts"],
+            state["reasons"],
+        )
         assert values.same(values.to_plain(final["result"]), values.to_plain(state["result"]))
 
 
@@ -158,7 +183,7 @@ def edits(a: str, b: str) -> int:
 @pytest.mark.stage6
 def test_misspellings_are_close_to_one_name_only():
     """Stage 6's misspelt names leave no doubt which arg was meant, whatever closeness a student uses."""
-    names = list(stage6.LONG_NAMES) + ["sku"]
+    names = [*stage6.LONG_NAMES, "sku"]
     for name, typos in stage6.TYPOS.items():
         assert typos, name
         for typo in typos:

@@ -13,8 +13,12 @@ def row(student: str, stages: dict[int, float]) -> Row:
     return Row(student, sum(stages.values()), stages)
 
 
-ROWS = [row("a", dict(STAGE_POINTS)), row("b", {**STAGE_POINTS, 3: 13}), row("c", {stage: 0 for stage in STAGE_POINTS}),
-        row("d", {**STAGE_POINTS, 2: 7, 6: 19})]
+ROWS = [
+    row("a", dict(STAGE_POINTS)),
+    row("b", {**STAGE_POINTS, 3: 13}),
+    row("c", {stage: 0 for stage in STAGE_POINTS}),
+    row("d", {**STAGE_POINTS, 2: 7, 6: 19}),
+]
 
 
 @pytest.fixture
@@ -22,19 +26,23 @@ def panels():
     drawn = figure(ROWS, STAGE_POINTS)
     yield {ax.get_title(): ax for ax in drawn.axes}
     from matplotlib import pyplot
+
     pyplot.close(drawn)
 
 
 def test_there_is_a_panel_per_stage_and_one_for_the_total(panels):
     total = sum(STAGE_POINTS.values())
-    assert sorted(panels) == sorted([f"stage {stage} (of {points} points)" for stage, points in STAGE_POINTS.items()]
-                                    + [f"total (of {total} points)"])
+    assert sorted(panels) == sorted(
+        [f"stage {stage} (of {points} points)" for stage, points in STAGE_POINTS.items()]
+        + [f"total (of {total} points)"]
+    )
 
 
 def test_each_bar_is_one_whole_point_and_counts_the_students_with_that_score(panels):
     total = sum(STAGE_POINTS.values())
-    expected = {f"stage {stage} (of {points} points)": [r.stages[stage] for r in ROWS]
-                for stage, points in STAGE_POINTS.items()}
+    expected = {
+        f"stage {stage} (of {points} points)": [r.stages[stage] for r in ROWS] for stage, points in STAGE_POINTS.items()
+    }
     expected[f"total (of {total} points)"] = [r.total for r in ROWS]
     for title, ax in panels.items():
         bars = ax.patches

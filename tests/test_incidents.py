@@ -85,16 +85,19 @@ def test_the_same_lookup_in_five_runs_sharing_a_memo(table, spy):
     """Incident 4 across runs: five graph runs sharing one memo query the inventory once."""
     body = table["stock_lookup_v2"]["fn"] = spy(wraps=body_of("stock_lookup_v2"))
     memo = {}
-    answers = {tools.run({"tool": "stock_lookup_v2", "args": {"sku": "B-200", **ASK}}, memo=memo)["answer"]
-               for _ in range(5)}
+    answers = {
+        tools.run({"tool": "stock_lookup_v2", "args": {"sku": "B-200", **ASK}}, memo=memo)["answer"] for _ in range(5)
+    }
     assert len(answers) == 1 and None not in answers
     assert len(body.runs) == 1
 
 
 # The seed agent's plan: stock first, then when it arrives in Jeju, then in Busan.
-PLAN = [("stock_lookup_v2", {"sku": "E-500", **ASK}),
-        ("delivery_eta", {"sku": "E-500", "region": "jeju"}),
-        ("delivery_eta", {"sku": "E-500", "region": "busan"})]
+PLAN = [
+    ("stock_lookup_v2", {"sku": "E-500", **ASK}),
+    ("delivery_eta", {"sku": "E-500", "region": "jeju"}),
+    ("delivery_eta", {"sku": "E-500", "region": "busan"}),
+]
 
 
 def naive_run(plan):

@@ -65,7 +65,9 @@ def test_every_warehouse_with_stock_or_a_route_has_a_region():
 def test_rows_come_nearest_region_first_then_most_stock():
     """stock_lookup_v2 orders rows: the asked region first, then by quantity."""
     assert inventory.stock_lookup_v2("A-100", "busan", 2) == {
-        "sku": "A-100", "rows": [{"region": "busan", "qty": 3}, {"region": "seoul", "qty": 5}]}
+        "sku": "A-100",
+        "rows": [{"region": "busan", "qty": 3}, {"region": "seoul", "qty": 5}],
+    }
     assert inventory.stock_lookup_v2("A-100", "jeju", 1)["rows"] == [{"region": "jeju", "qty": 1}]
 
 

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 60  # seconds for one conversation: a hung server fails the test instead of the run
 
 # Appended to a copy of agtool/tools.py: the table the served module defines, bodies counted.
-COUNTED_TABLE = '''
+COUNTED_TABLE = """
 
 # ── The test's own table, served as a student's tools.py would be ──
 import pathlib as _pathlib
@@ -63,7 +63,7 @@ TOOLS = {
               "args": {"sku": {"type": "str"}}, "returns": {"sku": {"type": "str"}}},
 }
 check_table()
-'''
+"""
 
 # label -> (tool, arguments), called in this order in one session.
 CALLS = {
@@ -117,11 +117,14 @@ def text_of(result) -> str:
 
 # ── tools/list ───────────────────────────────────────────────────────────────
 
+
 def test_tools_list_is_the_contract_as_to_mcp_says_it(served):
     """inputSchema and outputSchema of every served tool are schema.to_mcp of the module's own TOOLS."""
     expected = schema.to_mcp(mcp_server.load_tools(str(served["path"])).TOOLS)
-    listed = [{"name": t.name, "description": t.description, "inputSchema": t.input_schema,
-               "outputSchema": t.output_schema} for t in served["listed"].tools]
+    listed = [
+        {"name": t.name, "description": t.description, "inputSchema": t.input_schema, "outputSchema": t.output_schema}
+        for t in served["listed"].tools
+    ]
     assert listed == expected
     assert [t["name"] for t in listed] == ["stock_lookup", "delivery_eta", "explode", "not_json", "noisy"]
 
@@ -138,6 +141,7 @@ def test_the_lab_table_is_served_by_default(tmp_path):
 
 # ── tools/call ───────────────────────────────────────────────────────────────
 
+
 def test_a_good_call_comes_back_as_structured_content_and_the_same_json_as_text(served):
     result, runs = served["good"]
     assert result.is_error is False
@@ -146,10 +150,15 @@ def test_a_good_call_comes_back_as_structured_content_and_the_same_json_as_text(
     assert runs == ["noisy", "stock_lookup"]
 
 
-@pytest.mark.parametrize("label, reason", [("out_of_range", "args:range:limit"),
-                                           ("invented_name", "args:unknown:sku_id"),
-                                           ("no_arguments", "args:missing:sku"),
-                                           ("unknown_tool", "tool:unknown:stock_search")])
+@pytest.mark.parametrize(
+    "label, reason",
+    [
+        ("out_of_range", "args:range:limit"),
+        ("invented_name", "args:unknown:sku_id"),
+        ("no_arguments", "args:missing:sku"),
+        ("unknown_tool", "tool:unknown:stock_search"),
+    ],
+)
 def test_a_refused_call_is_an_error_result_with_the_reason_and_its_body_never_ran(served, label, reason):
     result, runs = served[label]
     assert result.is_error is True and text_of(result) == reason
@@ -185,11 +194,15 @@ def test_a_body_that_prints_does_not_corrupt_the_wire(served):
 
 # ── a door that breaks its own promise (a student's, before stage 4 is done) ──
 
-@pytest.mark.parametrize("door, reason", [
-    (lambda name, args: (_ for _ in ()).throw(NotImplementedError("Stage 4")), "door:raised:NotImplementedError"),
-    (lambda name, args: {"ok": True, "value": [1, 2], "error": None}, "door:shape:envelope"),
-    (lambda name, args: None, "door:shape:envelope"),
-])
+
+@pytest.mark.parametrize(
+    "door, reason",
+    [
+        (lambda name, args: (_ for _ in ()).throw(NotImplementedError("Stage 4")), "door:raised:NotImplementedError"),
+        (lambda name, args: {"ok": True, "value": [1, 2], "error": None}, "door:shape:envelope"),
+        (lambda name, args: None, "door:shape:envelope"),
+    ],
+)
 def test_a_broken_door_is_an_error_result_too(door, reason):
     result = mcp_server.through_the_door(pytypes.SimpleNamespace(call_tool=door), "t", {})
     assert result.is_error is True and text_of(result) == reason
@@ -197,12 +210,16 @@ def test_a_broken_door_is_an_error_result_too(door, reason):
 
 # ── garbage on the wire ──────────────────────────────────────────────────────
 
+
 def rpc(**message) -> bytes:
     return (json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode()
 
 
-INITIALIZE = rpc(id=1, method="initialize", params={"protocolVersion": "2025-11-25", "capabilities": {},
-                                                     "clientInfo": {"name": "raw", "version": "0"}})
+INITIALIZE = rpc(
+    id=1,
+    method="initialize",
+    params={"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+)
 
 
 def raw_session(lines: list[bytes], until_id: int) -> tuple[dict, bytes, int]:
@@ -210,8 +227,13 @@ def raw_session(lines: list[bytes], until_id: int) -> tuple[dict, bytes, int]:
 
     (Closing stdin at once would end the session before a pending call is answered: EOF is shutdown.)
     """
-    process = subprocess.Popen([sys.executable, "-m", "agtool.mcp_server"], cwd=REPO, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agtool.mcp_server"],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     watchdog = threading.Timer(TIMEOUT, process.kill)  # a server that never answers fails, not hangs
     watchdog.start()
     try:
@@ -230,12 +252,23 @@ def raw_session(lines: list[bytes], until_id: int) -> tuple[dict, bytes, int]:
 
 def test_a_client_that_sends_garbage_gets_errors_and_the_server_keeps_serving():
     """Raw bytes, broken JSON and malformed JSON-RPC are answered with errors or skipped; then a real call works."""
-    garbage = [b"\xff\xfe\x00\x01 not even text\n", b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"meth\n", b"[1, 2, 3]\n",
-               rpc(id=3, method="no/such/method"), rpc(id=4)]
-    after = [INITIALIZE, rpc(method="notifications/initialized"),
-             rpc(id=5, method="tools/call", params={"name": "stock_lookup", "arguments": [1, 2]}),
-             rpc(id=6, method="tools/call", params={"name": "stock_lookup",
-                                                    "arguments": {"sku": "A-100", "region": "seoul", "limit": 1}})]
+    garbage = [
+        b"\xff\xfe\x00\x01 not even text\n",
+        b'{"jsonrpc": "2.0", "id": 2, "meth\n',
+        b"[1, 2, 3]\n",
+        rpc(id=3, method="no/such/method"),
+        rpc(id=4),
+    ]
+    after = [
+        INITIALIZE,
+        rpc(method="notifications/initialized"),
+        rpc(id=5, method="tools/call", params={"name": "stock_lookup", "arguments": [1, 2]}),
+        rpc(
+            id=6,
+            method="tools/call",
+            params={"name": "stock_lookup", "arguments": {"sku": "A-100", "region": "seoul", "limit": 1}},
+        ),
+    ]
     answers, stderr, returncode = raw_session(garbage + after, until_id=6)
     assert answers[3]["error"]["code"] == -32601  # method not found
     assert answers[5]["error"]["code"] == -32602  # arguments must be an object: invalid params
@@ -247,16 +280,25 @@ def test_a_client_that_sends_garbage_gets_errors_and_the_server_keeps_serving():
 
 # ── a module that cannot be served ───────────────────────────────────────────
 
-@pytest.mark.parametrize("file, text, words", [
-    ("missing.py", None, ["no such file", "tools.py"]),
-    ("tools.txt", "TOOLS = {}", ["not a .py file"]),
-    ("tools.py", "def broken(:\n", ["SyntaxError", "fix that"]),
-    ("tools.py", "raise RuntimeError('boom')\n", ["RuntimeError: boom"]),
-    ("tools.py", "TOOLS = {}\n", ["lacks call_tool"]),
-    ("tools.py", "TOOLS = [1]\ndef call_tool(name, args): pass\n", ["lacks TOOLS"]),
-    ("tools.py", "TOOLS = {'t': {'fn': dict, 'description': 'x', 'args': {'n': {'type': 'number'}}, 'returns': {}}}\n"
-                 "def call_tool(name, args): pass\n", ["TOOLS['t']", "'number'"]),
-], ids=["missing", "not python", "syntax error", "raises on import", "no door", "no table", "broken table"])
+
+@pytest.mark.parametrize(
+    "file, text, words",
+    [
+        ("missing.py", None, ["no such file", "tools.py"]),
+        ("tools.txt", "TOOLS = {}", ["not a .py file"]),
+        ("tools.py", "def broken(:\n", ["SyntaxError", "fix that"]),
+        ("tools.py", "raise RuntimeError('boom')\n", ["RuntimeError: boom"]),
+        ("tools.py", "TOOLS = {}\n", ["lacks call_tool"]),
+        ("tools.py", "TOOLS = [1]\ndef call_tool(name, args): pass\n", ["lacks TOOLS"]),
+        (
+            "tools.py",
+            "TOOLS = {'t': {'fn': dict, 'description': 'x', 'args': {'n': {'type': 'number'}}, 'returns': {}}}\n"
+            "def call_tool(name, args): pass\n",
+            ["TOOLS['t']", "'number'"],
+        ),
+    ],
+    ids=["missing", "not python", "syntax error", "raises on import", "no door", "no table", "broken table"],
+)
 def test_a_module_that_cannot_be_served_gets_one_line_and_exit_2(tmp_path, capsys, file, text, words):
     path = tmp_path / file
     if text is not None:
@@ -268,9 +310,17 @@ def test_a_module_that_cannot_be_served_gets_one_line_and_exit_2(tmp_path, capsy
 
 
 def test_the_command_itself_says_so_without_a_traceback(tmp_path):
-    process = subprocess.run([sys.executable, "-m", "agtool.mcp_server", "--module", str(tmp_path / "nope.py")],
-                             capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    process = subprocess.run(
+        [sys.executable, "-m", "agtool.mcp_server", "--module", str(tmp_path / "nope.py")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     assert process.returncode == 2 and process.stdout == ""
-    assert process.stderr.strip().splitlines() == [f"agtool.mcp_server: --module {tmp_path / 'nope.py'}: "
-                                                   "no such file; give the path of a tools.py (the module you "
-                                                   "write in the notebooks)"]
+    assert process.stderr.strip().splitlines() == [
+        f"agtool.mcp_server: --module {tmp_path / 'nope.py'}: "
+        "no such file; give the path of a tools.py (the module you "
+        "write in the notebooks)"
+    ]

@@ -25,9 +25,17 @@ def test_with_no_mistakes_the_request_passes_through():
 
 # (mistake, what the pick must show)
 EACH = [
-    ("synonym", lambda tool, args: tool == "stock_lookup" and any(
-        set(args) == set(STOCK["args"]) - {name} | {synonym} for name, synonyms in SYNONYMS.items()
-        for synonym in synonyms)),
+    (
+        "synonym",
+        lambda tool, args: (
+            tool == "stock_lookup"
+            and any(
+                set(args) == set(STOCK["args"]) - {name} | {synonym}
+                for name, synonyms in SYNONYMS.items()
+                for synonym in synonyms
+            )
+        ),
+    ),
     ("number_as_string", lambda tool, args: args == {**STOCK["args"], "limit": "2"}),
     ("invented_region", lambda tool, args: args["region"] in INVENTED_REGIONS),
     ("too_many_rows", lambda tool, args: args["limit"] == 20),
@@ -84,8 +92,15 @@ def test_rates_follow_their_chances_roughly():
         assert abs(made.count(name) / 2000 - rate) < 0.03, name
 
 
-@pytest.mark.parametrize("rates, word", [({"typo": 0.1}, "typo"), ({"synonym": 1.5}, "synonym"),
-                                         ({"synonym": True}, "synonym"), ({"synonym": "0.1"}, "synonym")])
+@pytest.mark.parametrize(
+    "rates, word",
+    [
+        ({"typo": 0.1}, "typo"),
+        ({"synonym": 1.5}, "synonym"),
+        ({"synonym": True}, "synonym"),
+        ({"synonym": "0.1"}, "synonym"),
+    ],
+)
 def test_bad_rates_are_refused_with_a_clear_error(rates, word):
     with pytest.raises(ValueError, match=word):
         NoisyPicker(rates=rates)

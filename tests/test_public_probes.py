@@ -7,6 +7,7 @@ from judge(case, observation), on correct and broken modules alike.
 
 import json
 import runpy
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ def probes(text) -> dict:
 
 
 def as_json(value) -> str:
-    return json.dumps(value)   # key order kept: it is part of a case (a contract's order, a request's)
+    return json.dumps(value)  # key order kept: it is part of a case (a contract's order, a request's)
 
 
 def test_every_check_has_public_probes_smallest_first_with_its_incidents(text):
@@ -80,8 +81,8 @@ def same_verdicts(path: Path, stage: int, probes: dict) -> int:
                 observation = session.request(check.probe(case))
                 if blocker(observation):
                     continue
-                by_oracle = judged(check, case, observation, lambda: check.judge(case, observation))
-                stored = judged(check, case, observation, lambda: check.compare(case, expected, observation))
+                by_oracle = judged(check, case, observation, partial(check.judge, case, observation))
+                stored = judged(check, case, observation, partial(check.compare, case, expected, observation))
                 assert by_oracle == stored, (check.label, case)
                 wrong += by_oracle is not None
     finally:

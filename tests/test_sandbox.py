@@ -6,7 +6,6 @@ functions do what a hostile student would, and calls them through a real Sandbox
 
 import math
 import os
-import signal
 import socket
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import grader as grader_package
 from grader.instructor.sandbox import landlock
 from grader.instructor.sandbox.confine import Layers
 from grader.kit.errors import ChannelBroken, Crashed, SessionDied, TimedOut
-from tests.sandboxing import QUICK, call, gone, session, submission
+from tests.sandboxing import call, gone, session, submission
 
 pytestmark = pytest.mark.grader
 
@@ -26,8 +25,9 @@ ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="the uid layer needs th
 
 
 def needs_landlock(version):
-    return pytest.mark.skipif(landlock.abi() < version, reason=f"needs Landlock ABI {version}; "
-                              f"this kernel has {landlock.abi()}")
+    return pytest.mark.skipif(
+        landlock.abi() < version, reason=f"needs Landlock ABI {version}; this kernel has {landlock.abi()}"
+    )
 
 
 @pytest.fixture
@@ -39,6 +39,7 @@ def box(tmp_path, request):
 
 
 # ── the channel ──────────────────────────────────────────────────────────────
+
 
 @pytest.mark.source("""
     def echo(x):
@@ -74,30 +75,36 @@ FORGE = """
 """
 
 
-@pytest.mark.source(FORGE + """
+@pytest.mark.source(
+    FORGE
+    + """
     def printed():
         print(json.dumps({"value": "forged"}))
         return "printed"
-""")
+"""
+)
 def test_printing_a_frame_cannot_forge_an_outcome(box):
     assert call(box, "printed") == {"value": "printed", "runs": {}}
 
 
-@pytest.mark.parametrize("frames", [
-    [{"results": []}],                              # the old protocol's empty list
-    [{"value": 1, "runs": {}}],                     # an outcome with more than its one key
-    [{"raised": 3}],                                # a reason that is not text
-    [[1, 2]],                                       # not a dict at all
-    [{"body": "no such tool"}],                     # a body the request never gave
-    [{"value": 1}, {"value": 2}],                   # more outcomes than calls: the next request reads them
-])
+@pytest.mark.parametrize(
+    "frames",
+    [
+        [{"results": []}],  # the old protocol's empty list
+        [{"value": 1, "runs": {}}],  # an outcome with more than its one key
+        [{"raised": 3}],  # a reason that is not text
+        [[1, 2]],  # not a dict at all
+        [{"body": "no such tool"}],  # a body the request never gave
+        [{"value": 1}, {"value": 2}],  # more outcomes than calls: the next request reads them
+    ],
+)
 def test_forged_frames_on_the_channel_break_it_with_a_clear_message(tmp_path, frames):
     with session(submission(tmp_path, FORGE)) as box:
         with pytest.raises(ChannelBroken):
             call(box, "forge", frames)
-            call(box, "forge", [])      # the stale frames of the first call are this one's
+            call(box, "forge", [])  # the stale frames of the first call are this one's
         with pytest.raises(ChannelBroken):
-            call(box, "forge", [])      # and the session stays dead
+            call(box, "forge", [])  # and the session stays dead
 
 
 @pytest.mark.source("""
@@ -115,21 +122,33 @@ def test_a_closed_session_refuses_requests_and_close_is_idempotent(box):
 
 # ── deadlines and deaths ─────────────────────────────────────────────────────
 
-@pytest.mark.parametrize("source, error, words", [
-    ("def spin():\n    while True:\n        pass\n", TimedOut, "no answer within 1.5 s"),
-    ("import signal\ndef spin():\n    for s in (signal.SIGTERM, signal.SIGINT):\n        signal.signal(s, signal.SIG_IGN)\n"
-     "    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT])\n    while True:\n        pass\n",
-     TimedOut, "no answer within 1.5 s"),
-    ("import os\ndef spin():\n    os._exit(3)\n", Crashed, "exit code 3"),
-    ("import ctypes\ndef spin():\n    ctypes.string_at(0)\n", Crashed, "segmentation fault"),
-    ("def spin():\n    while True:\n        print('x' * 10000)\n", Crashed, "wrote more than 1 MB"),
-    ("def spin():\n    raise KeyboardInterrupt\n", Crashed, "nothing could catch"),
-])
+
+@pytest.mark.parametrize(
+    "source, error, words",
+    [
+        ("def spin():\n    while True:\n        pass\n", TimedOut, "no answer within 1.5 s"),
+        (
+            "import signal\n"
+            "def spin():\n"
+            "    for s in (signal.SIGTERM, signal.SIGINT):\n"
+            "        signal.signal(s, signal.SIG_IGN)\n"
+            "    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT])\n"
+            "    while True:\n"
+            "        pass\n",
+            TimedOut,
+            "no answer within 1.5 s",
+        ),
+        ("import os\ndef spin():\n    os._exit(3)\n", Crashed, "exit code 3"),
+        ("import ctypes\ndef spin():\n    ctypes.string_at(0)\n", Crashed, "segmentation fault"),
+        ("def spin():\n    while True:\n        print('x' * 10000)\n", Crashed, "wrote more than 1 MB"),
+        ("def spin():\n    raise KeyboardInterrupt\n", Crashed, "nothing could catch"),
+    ],
+)
 def test_a_child_that_hangs_or_dies_is_reported_in_words_a_student_can_act_on(tmp_path, source, error, words):
     with session(submission(tmp_path, source)) as box:
         with pytest.raises(error, match=words):
             call(box, "spin")
-        with pytest.raises(error):       # the same error at once, for every later request
+        with pytest.raises(error):  # the same error at once, for every later request
             call(box, "spin")
 
 
@@ -146,6 +165,7 @@ def test_memory_beyond_the_cap_is_refused_inside_the_child(box):
 
 
 # ── what the child is and what it has ────────────────────────────────────────
+
 
 @pytest.mark.source("""
     import os, sys
@@ -221,11 +241,21 @@ def test_a_child_holds_the_trusted_code_of_earlier_stages_only(tmp_path, stage):
     with session(submission(tmp_path, _grader_objects()), stage=stage) as box:
         held = call(box, "holds", stage=stage)["value"]
     trusted = {f"grader.instructor.trusted.{name}" for name in ("args", "results", "door", "memo")}
-    allowed = {f"grader.instructor.trusted.{name}" for number, name in
-               {2: "args", 3: "results", 4: "door", 5: "memo"}.items() if number < stage}
+    allowed = {
+        f"grader.instructor.trusted.{name}"
+        for number, name in {2: "args", 3: "results", 4: "door", 5: "memo"}.items()
+        if number < stage
+    }
     assert set(held["modules"]) & trusted == allowed
-    for secret in ("grader.instructor.oracle", "grader.kit.checks", "grader.kit.trusted", "grader.kit.probing",
-                   "grader.kit.grading", "grader.instructor.sandbox.session", "hypothesis"):
+    for secret in (
+        "grader.instructor.oracle",
+        "grader.kit.checks",
+        "grader.kit.trusted",
+        "grader.kit.probing",
+        "grader.kit.grading",
+        "grader.instructor.sandbox.session",
+        "hypothesis",
+    ):
         assert not any(name == secret or name.startswith(secret + ".") for name in held["modules"]), secret
         assert not any(name.startswith(secret + ".") for name in held["functions"]), secret
     assert not any(name.startswith(tuple(trusted - allowed)) for name in held["functions"])
@@ -266,9 +296,15 @@ def test_the_child_may_write_only_in_its_working_directory(tmp_path):
 @needs_landlock(1)
 def test_the_child_reads_an_allow_list_only(tmp_path):
     classmate = submission(tmp_path / "alice", "SECRET = 'alice'\n")
-    secrets = [REPOSITORY / "grader" / "instructor" / "oracle.py", REPOSITORY / "agtool" / "tools.py",
-               REPOSITORY / ".git" / "HEAD", classmate, tmp_path / "student" / "tools.py",
-               f"/proc/{os.getpid()}/cmdline", "/etc/shadow"]
+    secrets = [
+        REPOSITORY / "grader" / "instructor" / "oracle.py",
+        REPOSITORY / "agtool" / "tools.py",
+        REPOSITORY / ".git" / "HEAD",
+        classmate,
+        tmp_path / "student" / "tools.py",
+        f"/proc/{os.getpid()}/cmdline",
+        "/etc/shadow",
+    ]
     with session(submission(tmp_path / "student", ATTEMPT)) as box:
         for secret in secrets:
             assert call(box, "attempt", "read", str(secret))["value"].startswith("refused"), secret
@@ -282,8 +318,11 @@ def test_the_child_reads_an_allow_list_only(tmp_path):
 def test_the_child_has_no_network_of_any_kind(tmp_path, kind):
     if not Layers.here().seccomp and landlock.abi() < 4:
         pytest.skip("neither seccomp nor Landlock 4 on this machine")
-    family, type_ = {"tcp": (socket.AF_INET, socket.SOCK_STREAM), "udp": (socket.AF_INET, socket.SOCK_DGRAM),
-                     "unix": (socket.AF_UNIX, socket.SOCK_STREAM)}[kind]
+    family, type_ = {
+        "tcp": (socket.AF_INET, socket.SOCK_STREAM),
+        "udp": (socket.AF_INET, socket.SOCK_DGRAM),
+        "unix": (socket.AF_UNIX, socket.SOCK_STREAM),
+    }[kind]
     with socket.socket(family, type_) as server:
         if kind == "unix":
             address = str(tmp_path / "listening.sock")
@@ -336,7 +375,8 @@ def test_the_grader_package_of_the_repository_is_what_the_zygote_imports():
     # The zygote is started with PYTHONPATH at this very checkout: a kit or another
     # install beside it cannot lend it different code.
     from grader.instructor.sandbox.session import ROOT
-    assert ROOT == Path(grader_package.__file__).resolve().parents[1]
+
+    assert Path(grader_package.__file__).resolve().parents[1] == ROOT
 
 
 @pytest.mark.source("""
@@ -347,6 +387,7 @@ def test_the_grader_package_of_the_repository_is_what_the_zygote_imports():
 def test_a_child_dies_with_its_zygote_even_after_it_changed_uid(box):
     # A change of uid clears the parent-death signal; the child sets it again after it.
     import time
+
     child = call(box, "pid")["value"]
     box._zygote.process.kill()
     box._zygote.process.wait()

@@ -24,14 +24,18 @@ def test_good_args_pass():
     assert tools.check_args("delivery_eta", {"sku": "A-100", "region": "jeju"}) is None
 
 
-@pytest.mark.parametrize("args, reason", [
-    (stock(sku_id="A-100"), "unknown:sku_id"),
-    (stock(sku=...), "missing:sku"),
-    (stock(limit="2"), "type:limit"),
-    (stock(limit=3), "range:limit"),
-    (stock(limit=0), "range:limit"),
-    (stock(region="mars"), "allowed:region"),
-], ids=["unknown", "missing", "type", "range above", "range below", "allowed"])
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (stock(sku_id="A-100"), "unknown:sku_id"),
+        (stock(sku=...), "missing:sku"),
+        (stock(limit="2"), "type:limit"),
+        (stock(limit=3), "range:limit"),
+        (stock(limit=0), "range:limit"),
+        (stock(region="mars"), "allowed:region"),
+    ],
+    ids=["unknown", "missing", "type", "range above", "range below", "allowed"],
+)
 def test_each_reason(args, reason):
     """Each failing check gives its reason: unknown, missing, type, range, allowed, with the arg's name."""
     assert tools.check_args("stock_lookup", args) == reason
@@ -44,6 +48,7 @@ def test_bounds_are_inclusive():
 
 
 # ── which reason when several checks fail ───────────────────────────────────
+
 
 def test_unknown_args_come_first():
     """An unknown arg is reported before a missing, mistyped or out-of-range one."""
@@ -104,8 +109,9 @@ def test_int_passes_for_float_and_is_range_checked(put_tool, spy):
     assert tools.check_args("weigh", {"kg": False}) == "type:kg"
 
 
-@pytest.mark.parametrize("spec", [{"min": 0}, {"max": 10}, {"min": -1, "max": 1}],
-                         ids=["min only", "max only", "min and max"])
+@pytest.mark.parametrize(
+    "spec", [{"min": 0}, {"max": 10}, {"min": -1, "max": 1}], ids=["min only", "max only", "min and max"]
+)
 def test_nan_is_outside_every_range(put_tool, spy, spec):
     """NaN lies outside any range with a bound (every comparison with NaN is False)."""
     put_tool("measure", spy(), args={"x": {"type": "float", **spec}})
@@ -122,10 +128,12 @@ def test_infinity_is_outside_a_bounded_range(put_tool, spy):
 
 # ── optional args ────────────────────────────────────────────────────────────
 
+
 def test_absent_optional_args_are_fine_present_ones_are_checked(put_tool, spy):
     """required: False means it may be left out; when given it is checked like any other."""
-    put_tool("opt", spy(), args={"sku": {"type": "str"},
-                                 "limit": {"type": "int", "min": 1, "max": 2, "required": False}})
+    put_tool(
+        "opt", spy(), args={"sku": {"type": "str"}, "limit": {"type": "int", "min": 1, "max": 2, "required": False}}
+    )
     assert tools.check_args("opt", {"sku": "A-100"}) is None
     assert tools.check_args("opt", {"sku": "A-100", "limit": 5}) == "range:limit"
     assert tools.check_args("opt", {"limit": 1}) == "missing:sku"
@@ -155,13 +163,15 @@ def test_nan_passes_a_float_with_no_bounds(put_tool, spy):
 
 def test_a_present_falsy_value_is_never_missing(put_tool, spy):
     """None, 0, False and "" are values: type-checked, never missing."""
-    put_tool("falsy", spy(), args={"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"},
-                                   "v": {"type": "any"}})
+    put_tool(
+        "falsy", spy(), args={"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "v": {"type": "any"}}
+    )
     assert tools.check_args("falsy", {"n": 0, "b": False, "s": "", "v": None}) is None
     assert tools.check_args("falsy", {"n": None, "b": False, "s": "", "v": None}) == "type:n"
 
 
 # ── the table is read at call time ──────────────────────────────────────────
+
 
 def test_an_edited_table_is_honoured_at_once(table):
     """Raise limit's max after import: the next check uses the new bound."""

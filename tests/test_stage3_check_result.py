@@ -25,31 +25,51 @@ def test_a_good_value_passes():
     assert tools.check_result("delivery_eta", {"sku": "A-100", "region": "busan", "days": 2}) is None
 
 
-@pytest.mark.parametrize("value", [None, [], "ok", 3, ("sku", "rows"), [stock_value()]],
-                         ids=["None", "list", "str", "int", "tuple", "list of the value"])
+@pytest.mark.parametrize(
+    "value",
+    [None, [], "ok", 3, ("sku", "rows"), [stock_value()]],
+    ids=["None", "list", "str", "int", "tuple", "list of the value"],
+)
 def test_a_value_that_is_not_a_dict_is_shape_result(value):
     """Anything but a dict is shape:result."""
     assert tools.check_result("stock_lookup", value) == "shape:result"
 
 
-@pytest.mark.parametrize("value, reason", [
-    ({"rows": rows(1)}, "shape:sku"),
-    (stock_value(sku=100), "shape:sku"),
-    (stock_value(rows={"seoul": 5}), "shape:rows"),
-    (stock_value(rows=tuple(rows(1))), "shape:rows"),
-    (stock_value(rows=[]), "empty:rows"),
-    (stock_value(sku=""), "empty:sku"),
-    (stock_value(rows=rows(1, 2, 3)), "too_big:rows"),
-    (stock_value(rows=rows(-1)), "range:rows.qty"),
-    (stock_value(rows=rows("4개")), "shape:rows.qty"),
-    (stock_value(rows=rows(True)), "shape:rows.qty"),
-    (stock_value(rows=rows(1.0)), "shape:rows.qty"),
-    (stock_value(rows=[{"qty": 1}]), "shape:rows.region"),
-    (stock_value(rows=rows(1, region="")), "empty:rows.region"),
-    (stock_value(rows=[{"region": "seoul", "qty": 1}, "busan: 3"]), "shape:rows"),
-], ids=["missing key", "wrong type", "dict for list", "tuple for list", "empty list", "empty str",
-        "too big", "range in items", "str for int in items", "bool for int in items",
-        "float for int in items", "missing key in items", "empty str in items", "item not a dict"])
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ({"rows": rows(1)}, "shape:sku"),
+        (stock_value(sku=100), "shape:sku"),
+        (stock_value(rows={"seoul": 5}), "shape:rows"),
+        (stock_value(rows=tuple(rows(1))), "shape:rows"),
+        (stock_value(rows=[]), "empty:rows"),
+        (stock_value(sku=""), "empty:sku"),
+        (stock_value(rows=rows(1, 2, 3)), "too_big:rows"),
+        (stock_value(rows=rows(-1)), "range:rows.qty"),
+        (stock_value(rows=rows("4개")), "shape:rows.qty"),
+        (stock_value(rows=rows(True)), "shape:rows.qty"),
+        (stock_value(rows=rows(1.0)), "shape:rows.qty"),
+        (stock_value(rows=[{"qty": 1}]), "shape:rows.region"),
+        (stock_value(rows=rows(1, region="")), "empty:rows.region"),
+        (stock_value(rows=[{"region": "seoul", "qty": 1}, "busan: 3"]), "shape:rows"),
+    ],
+    ids=[
+        "missing key",
+        "wrong type",
+        "dict for list",
+        "tuple for list",
+        "empty list",
+        "empty str",
+        "too big",
+        "range in items",
+        "str for int in items",
+        "bool for int in items",
+        "float for int in items",
+        "missing key in items",
+        "empty str in items",
+        "item not a dict",
+    ],
+)
 def test_each_reason(value, reason):
     """Each failing check gives its reason, inside items with a dotted path (rows.qty)."""
     assert tools.check_result("stock_lookup", value) == reason
@@ -61,8 +81,18 @@ def test_max_len_is_inclusive():
     assert tools.check_result("stock_lookup", stock_value(rows=rows(*range(20)))) == "too_big:rows"
 
 
-@pytest.mark.parametrize("days, reason", [(0, None), (14, None), (15, "range:days"), (720, "range:days"),
-                                          (-1, "range:days"), (NAN, "shape:days"), (14.0, "shape:days")])
+@pytest.mark.parametrize(
+    "days, reason",
+    [
+        (0, None),
+        (14, None),
+        (15, "range:days"),
+        (720, "range:days"),
+        (-1, "range:days"),
+        (NAN, "shape:days"),
+        (14.0, "shape:days"),
+    ],
+)
 def test_range_of_days(days, reason):
     """delivery_eta's days lie in 0..14 inclusive: 720 (hours, not days) is range:days."""
     value = {"sku": "A-100", "region": "jeju", "days": days}
@@ -79,9 +109,15 @@ def test_nan_is_outside_every_range_in_a_result(put_tool, spy):
 
 def test_allow_empty_lets_an_empty_value_pass(put_tool, spy):
     """allow_empty: True accepts [], {} and "" for that key only."""
-    put_tool("maybe", spy(), returns={"hits": {"type": "list", "allow_empty": True},
-                                      "meta": {"type": "dict", "allow_empty": True},
-                                      "note": {"type": "str"}})
+    put_tool(
+        "maybe",
+        spy(),
+        returns={
+            "hits": {"type": "list", "allow_empty": True},
+            "meta": {"type": "dict", "allow_empty": True},
+            "note": {"type": "str"},
+        },
+    )
     assert tools.check_result("maybe", {"hits": [], "meta": {}, "note": "none"}) is None
     assert tools.check_result("maybe", {"hits": [], "meta": {}, "note": ""}) == "empty:note"
 
@@ -99,7 +135,7 @@ def test_zero_false_and_none_are_not_empty(put_tool, spy):
     """Only a list, dict or str can be empty."""
     put_tool("falsy", spy(), returns={"n": {"type": "int"}, "b": {"type": "bool"}, "f": {"type": "float"}})
     assert tools.check_result("falsy", {"n": 0, "b": False, "f": 0.0}) is None
-    assert tools.check_result("falsy", {"n": 0, "b": False, "f": NAN}) is None   # no bound: NaN passes
+    assert tools.check_result("falsy", {"n": 0, "b": False, "f": NAN}) is None  # no bound: NaN passes
 
 
 def test_empty_dict_is_empty(put_tool, spy):
@@ -110,9 +146,19 @@ def test_empty_dict_is_empty(put_tool, spy):
 
 def test_nested_items_give_a_dotted_path_at_every_depth(put_tool, spy):
     """items inside items: the field is the whole path, orders.lines.qty."""
-    put_tool("orders", spy(), returns={"orders": {"type": "list", "items": {
-        "id": {"type": "str"},
-        "lines": {"type": "list", "items": {"qty": {"type": "int", "min": 1}}}}}})
+    put_tool(
+        "orders",
+        spy(),
+        returns={
+            "orders": {
+                "type": "list",
+                "items": {
+                    "id": {"type": "str"},
+                    "lines": {"type": "list", "items": {"qty": {"type": "int", "min": 1}}},
+                },
+            }
+        },
+    )
     good = {"orders": [{"id": "o1", "lines": [{"qty": 1}, {"qty": 2}]}]}
     assert tools.check_result("orders", good) is None
     bad = {"orders": [{"id": "o1", "lines": [{"qty": 1}]}, {"id": "o2", "lines": [{"qty": 0}]}]}
@@ -132,10 +178,19 @@ def test_extra_keys_are_allowed():
 
 
 ODD_VALUES = [
-    float("nan"), b"rows", {1, 2}, object(), {"sku": b"A"}, {"sku": "A", "rows": None},
-    {"sku": "A", "rows": [None]}, {"sku": "A", "rows": [[]]}, {"sku": "A", "rows": "rows"},
-    {"sku": "A", "rows": [{"region": "x", "qty": float("inf")}]}, {(1, 2): "tuple key"},
-    {"sku": "A", "rows": [{"region": "x", "qty": 10**400}]}, {"sku": "A", "rows": [{"region": {}, "qty": 1}]},
+    float("nan"),
+    b"rows",
+    {1, 2},
+    object(),
+    {"sku": b"A"},
+    {"sku": "A", "rows": None},
+    {"sku": "A", "rows": [None]},
+    {"sku": "A", "rows": [[]]},
+    {"sku": "A", "rows": "rows"},
+    {"sku": "A", "rows": [{"region": "x", "qty": float("inf")}]},
+    {(1, 2): "tuple key"},
+    {"sku": "A", "rows": [{"region": "x", "qty": 10**400}]},
+    {"sku": "A", "rows": [{"region": {}, "qty": 1}]},
 ]
 
 

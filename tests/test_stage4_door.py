@@ -44,13 +44,16 @@ def test_args_not_a_dict(body, args):
     assert body.runs == []
 
 
-@pytest.mark.parametrize("args, reason", [
-    ({**GOOD, "sku_id": "A-100"}, "args:unknown:sku_id"),
-    ({"region": "seoul", "limit": 2}, "args:missing:sku"),
-    ({**GOOD, "limit": True}, "args:type:limit"),
-    ({**GOOD, "limit": 20}, "args:range:limit"),
-    ({**GOOD, "region": "tokyo"}, "args:allowed:region"),
-])
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        ({**GOOD, "sku_id": "A-100"}, "args:unknown:sku_id"),
+        ({"region": "seoul", "limit": 2}, "args:missing:sku"),
+        ({**GOOD, "limit": True}, "args:type:limit"),
+        ({**GOOD, "limit": 20}, "args:range:limit"),
+        ({**GOOD, "region": "tokyo"}, "args:allowed:region"),
+    ],
+)
 def test_bad_args_are_refused_before_the_body_runs(body, args, reason):
     """check_args' reason r becomes args:r, and the body is not run."""
     assert tools.call_tool("stock_lookup", args) == {"ok": False, "value": None, "error": reason}
@@ -69,11 +72,14 @@ def test_a_raising_body_is_tool_raised_with_the_exception_type(table, spy, error
     assert envelope == {"ok": False, "value": None, "error": f"tool:raised:{type(error).__name__}"}
 
 
-@pytest.mark.parametrize("value, reason", [
-    ({"sku": "A-100", "rows": []}, "result:empty:rows"),
-    ({"sku": "A-100", "rows": [{"region": "seoul", "qty": -1}]}, "result:range:rows.qty"),
-    ([STOCK], "result:shape:result"),
-])
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ({"sku": "A-100", "rows": []}, "result:empty:rows"),
+        ({"sku": "A-100", "rows": [{"region": "seoul", "qty": -1}]}, "result:range:rows.qty"),
+        ([STOCK], "result:shape:result"),
+    ],
+)
 def test_a_bad_value_is_result_reason_and_not_passed_on(table, spy, value, reason):
     """check_result's reason r becomes result:r; the bad value is not handed out."""
     table["stock_lookup"]["fn"] = spy(value=value)
@@ -104,8 +110,7 @@ def test_the_door_uses_the_checks_through_the_module_globals(body, monkeypatch):
 
 def test_the_door_reads_the_table_at_call_time(put_tool, spy):
     """A tool added after import is callable through the door at once."""
-    put_tool("echo", spy(value={"said": "hi"}), args={"text": {"type": "str"}},
-             returns={"said": {"type": "str"}})
+    put_tool("echo", spy(value={"said": "hi"}), args={"text": {"type": "str"}}, returns={"said": {"type": "str"}})
     assert tools.call_tool("echo", {"text": "hi"}) == {"ok": True, "value": {"said": "hi"}, "error": None}
 
 
@@ -113,5 +118,4 @@ def test_the_real_tool_answers_through_the_door():
     """The SQLite-backed stock_lookup_v2 answers a good question with an ok envelope."""
     envelope = tools.call_tool("stock_lookup_v2", dict(GOOD))
     assert envelope["ok"] and envelope["error"] is None
-    assert envelope["value"] == {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5},
-                                                          {"region": "busan", "qty": 3}]}
+    assert envelope["value"] == {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}, {"region": "busan", "qty": 3}]}

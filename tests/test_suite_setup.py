@@ -6,8 +6,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def root_conftest(config):
-    (module,) = [plugin for plugin in config.pluginmanager.get_plugins()
-                 if getattr(plugin, "__file__", None) == str(ROOT / "conftest.py")]
+    (module,) = [
+        plugin
+        for plugin in config.pluginmanager.get_plugins()
+        if getattr(plugin, "__file__", None) == str(ROOT / "conftest.py")
+    ]
     return module
 
 
@@ -16,9 +19,14 @@ def test_a_notebooks_cells_go_to_one_worker_and_other_tests_each_alone(pytestcon
     cells = {work_unit(f"notebooks/04_door.ipynb::Cell {n}") for n in range(12)}
     assert cells == {"notebooks/04_door.ipynb"}
     assert work_unit("tests/browser/panel_demo.ipynb::Cell 0") == "tests/browser/panel_demo.ipynb"
-    assert work_unit("tests/test_browser_lab.py::test_x") == work_unit("tests/test_browser_panel.py::test_y") == "browser"
-    ordinary = ["tests/test_release.py::test_a", "tests/test_release.py::test_b",
-                "tests/test_stage3_check_result.py::test_never_raises[nan]"]
+    assert (
+        work_unit("tests/test_browser_lab.py::test_x") == work_unit("tests/test_browser_panel.py::test_y") == "browser"
+    )
+    ordinary = [
+        "tests/test_release.py::test_a",
+        "tests/test_release.py::test_b",
+        "tests/test_stage3_check_result.py::test_never_raises[nan]",
+    ]
     assert [work_unit(nodeid) for nodeid in ordinary] == ordinary
 
 

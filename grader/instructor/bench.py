@@ -23,15 +23,15 @@ from grader.instructor.classroom import grade_class
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[1-6]_*.ipynb"))
-GOAL = 1 / 40     # issue 10: fixed rule cases carry the verdict, so the random draws shrink
+GOAL = 1 / 40  # issue 10: fixed rule cases carry the verdict, so the random draws shrink
 
 # Every fourth student made one of these mistakes (appended to the reference: the later
 # definition wins); the rest hand in the reference.
 MISTAKES = [
-    "def check_result(name, value):\n    return None\n",                      # trusts every result
-    "def memo_key(name, args):\n    return f'{name} {args}'\n",               # key order matters
-    "def has_type(value, kind):\n    return isinstance(value, _PY_TYPES[kind])\n",   # True passes as int
-    "def before_call(state, runtime):\n    return 'call'\n",                  # no attempt limit
+    "def check_result(name, value):\n    return None\n",  # trusts every result
+    "def memo_key(name, args):\n    return f'{name} {args}'\n",  # key order matters
+    "def has_type(value, kind):\n    return isinstance(value, _PY_TYPES[kind])\n",  # True passes as int
+    "def before_call(state, runtime):\n    return 'call'\n",  # no attempt limit
 ]
 
 
@@ -63,8 +63,9 @@ def time_notebooks() -> float:
     started = time.perf_counter()
     for path in NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
-        NotebookClient(notebook, timeout=600, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        ).execute()
     return time.perf_counter() - started
 
 
@@ -77,18 +78,24 @@ def main() -> None:
     print(f"(a) grading a class of {args.students} with {args.jobs} jobs ({os.cpu_count()} CPUs) …", flush=True)
     seconds, totals = time_class(args.students, args.jobs)
     per_submission = seconds / args.students
-    print(f"    {seconds:.1f} s in all: {per_submission:.2f} s per submission "
-          f"(totals: {totals.count(100)} at 100, {len(totals) - totals.count(100)} lower)")
+    print(
+        f"    {seconds:.1f} s in all: {per_submission:.2f} s per submission "
+        f"(totals: {totals.count(100)} at 100, {len(totals) - totals.count(100)} lower)"
+    )
     if len(NOTEBOOKS) != 6:
-        print(f"(b) skipped: notebooks/0[1-6]_*.ipynb holds {len(NOTEBOOKS)} of the six stage notebooks; "
-              "the ratio needs all six")
+        print(
+            f"(b) skipped: notebooks/0[1-6]_*.ipynb holds {len(NOTEBOOKS)} of the six stage notebooks; "
+            "the ratio needs all six"
+        )
         return
     print("(b) executing the six stage notebooks with nbclient …", flush=True)
     notebooks = time_notebooks()
     ratio = per_submission / notebooks
     print(f"    {notebooks:.1f} s")
-    print(f"grading one submission costs {ratio:.3f} (1/{1 / ratio:.0f}) of executing the notebooks; "
-          f"goal at most {GOAL:.3f} (1/{1 / GOAL:.0f}): {'met' if ratio <= GOAL else 'NOT met'}")
+    print(
+        f"grading one submission costs {ratio:.3f} (1/{1 / ratio:.0f}) of executing the notebooks; "
+        f"goal at most {GOAL:.3f} (1/{1 / GOAL:.0f}): {'met' if ratio <= GOAL else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -37,14 +37,14 @@ from grader.kit.report import Audience, write_atomically
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "gradescope"
 SETTINGS = "settings.json"
-LAB_MODULES = ("agtool/__init__.py", "agtool/inventory.py")   # what the reference tools.py imports
+LAB_MODULES = ("agtool/__init__.py", "agtool/inventory.py")  # what the reference tools.py imports
 NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template)/")
 # What runs on Gradescope: the grader (tqdm comes with classroom.py, whose find_tools
 # it shares; pyseccomp is the sandbox's filter), and what a student's tools.py imports.
 REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "tqdm", "pyseccomp")
 STUDENT = Audience(seed_shown=False)
-_EXECUTABLE = 0o100755 << 16        # a zip entry's Unix mode lives in the top half of external_attr
-MAX_SEED = 2 ** 31
+_EXECUTABLE = 0o100755 << 16  # a zip entry's Unix mode lives in the top half of external_attr
+MAX_SEED = 2**31
 
 
 class BundleError(Exception):
@@ -54,13 +54,15 @@ class BundleError(Exception):
 def bundle_files(seed: int, confine: bool = True, root: Path = ROOT) -> dict[str, bytes]:
     """Every file of the bundle, path -> content, sorted."""
     from grader.instructor import lock
-    from grader.instructor.release import SKIPPED   # here: release needs nbformat, which Gradescope does not
+    from grader.instructor.release import SKIPPED  # here: release needs nbformat, which Gradescope does not
 
     stale = lock.disagreements(REQUIREMENTS)
     if stale:
-        raise BundleError(f"{lock.CONSTRAINTS.name} is not what is installed ({stale[0]}"
-                          + (f", and {len(stale) - 1} more" if len(stale) > 1 else "")
-                          + "): run `python -m grader lock`, then the tests, then build again")
+        raise BundleError(
+            f"{lock.CONSTRAINTS.name} is not what is installed ({stale[0]}"
+            + (f", and {len(stale) - 1} more" if len(stale) > 1 else "")
+            + "): run `python -m grader lock`, then the tests, then build again"
+        )
     files = {name: (SCRIPTS / name).read_bytes() for name in ("setup.sh", "run_autograder")}
     files["constraints.txt"] = lock.CONSTRAINTS.read_bytes()
     files["requirements.txt"] = requirements((root / "requirements.txt").read_text()).encode()
@@ -113,11 +115,11 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     path = find_tools(root / "submission")
     if path is None:
         return _zero(results, "no tools.py in the submission", NOTHING_TO_GRADE)
+    from grader.instructor.sandbox.session import SandboxSession
     from grader.kit.grading import grade
     from grader.kit.report import write_results
-    from grader.instructor.sandbox.session import SandboxSession
 
-    print(f"grading {path}")          # never the seed: stdout is the instructor's, but may be shown
+    print(f"grading {path}")  # never the seed: stdout is the instructor's, but may be shown
     write_results(grade(str(path), SandboxSession, seed=seed), results, STUDENT)
     return 0
 
@@ -139,22 +141,32 @@ def _zero(results: Path, said: str, output: str) -> int:
     return 0
 
 
-NOTHING_TO_GRADE = ("No tools.py was found in your submission. Upload your agtool/tools.py "
-                    "(on its own, in a folder, or in a zip), then submit again.")
+NOTHING_TO_GRADE = (
+    "No tools.py was found in your submission. Upload your agtool/tools.py "
+    "(on its own, in a folder, or in a zip), then submit again."
+)
 NOT_SET_UP = "This autograder is not set up: nothing was graded. Please tell your instructor."
-NOT_CONFINED = ("Not graded: this autograder's container cannot confine a submission ({refusal}). "
-                "Nothing was run; please tell your instructor. Instructor: use a base image with a "
-                "Linux 6.12+ kernel (Landlock) or run the autograder as root, or rebuild the bundle "
-                "with `python -m grader gradescope --allow-unconfined` to grade without that fence.")
+NOT_CONFINED = (
+    "Not graded: this autograder's container cannot confine a submission ({refusal}). "
+    "Nothing was run; please tell your instructor. Instructor: use a base image with a "
+    "Linux 6.12+ kernel (Landlock) or run the autograder as root, or rebuild the bundle "
+    "with `python -m grader gradescope --allow-unconfined` to grade without that fence."
+)
 
 
 def command(parser: argparse.ArgumentParser):
     """The `gradescope` subcommand's arguments; returns what runs it."""
     parser.add_argument("out", metavar="OUT.zip", help="the autograder zip to write")
-    parser.add_argument("--seed", type=_seed, help="what every submission's random inputs are drawn from "
-                                                   "(default: drawn at random, kept in the bundle)")
-    parser.add_argument("--allow-unconfined", action="store_true",
-                        help="grade even where the container cannot confine a submission's writes and signals")
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        help="what every submission's random inputs are drawn from (default: drawn at random, kept in the bundle)",
+    )
+    parser.add_argument(
+        "--allow-unconfined",
+        action="store_true",
+        help="grade even where the container cannot confine a submission's writes and signals",
+    )
     return run
 
 
@@ -184,8 +196,10 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(str(error))
     except OSError as error:
         return _refuse(f"OUT.zip {str(out)!r} cannot be written ({error.strerror}): choose a folder you can write to")
-    print(f"{out}: {len(files)} files, seed {seed} (kept in the bundle's {SETTINGS}; students never see it); "
-          "upload it on the assignment's Configure Autograder page")
+    print(
+        f"{out}: {len(files)} files, seed {seed} (kept in the bundle's {SETTINGS}; students never see it); "
+        "upload it on the assignment's Configure Autograder page"
+    )
     return 0
 
 

@@ -8,7 +8,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -19,8 +19,11 @@ def grade_command(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--feedback", help="write the feedback as Markdown here")
     parser.add_argument("--seed", type=int, default=0, help="what the random inputs are drawn from (default 0)")
     parser.add_argument("--only", metavar="STAGE.K", help="run one check, e.g. 2.4 (as a replay command says)")
-    parser.add_argument("--require-sandbox", action="store_true",
-                        help="refuse to grade unless every sandbox layer is there (see the README's threat model)")
+    parser.add_argument(
+        "--require-sandbox",
+        action="store_true",
+        help="refuse to grade unless every sandbox layer is there (see the README's threat model)",
+    )
     return run_grade
 
 
@@ -30,7 +33,7 @@ def run_grade(args: argparse.Namespace) -> int:
     from grader.kit.checks import STAGES
     from grader.kit.intake import NotASubmission, read_submission
 
-    real = os.path.realpath(args.path)     # the instructor's own link is fine; the sandbox copies the file itself
+    real = os.path.realpath(args.path)  # the instructor's own link is fine; the sandbox copies the file itself
     try:
         read_submission(real, shown=args.path)
     except NotASubmission as refusal:
@@ -56,22 +59,25 @@ def _grade(args: argparse.Namespace, real: str) -> int:
     gaps = layers.missing()
     print(layers.describe() + "".join(f"\n  missing: {gap}" for gap in gaps), file=sys.stderr)
     if gaps and args.require_sandbox:
-        return _refuse("grade: --require-sandbox, and this machine lacks a layer (above); "
-                       "grade on a Linux 6.12+ kernel with Landlock, as root, with libseccomp2")
+        return _refuse(
+            "grade: --require-sandbox, and this machine lacks a layer (above); "
+            "grade on a Linux 6.12+ kernel with Landlock, as root, with libseccomp2"
+        )
     warm()
     try:
         result = grade(real, SandboxSession, seed=args.seed, only=args.only)
     except GraderError as error:
         result = not_graded(real, args.seed, str(error))
-    audience = Audience(path=args.path)     # the replay line names the file as the instructor typed it
+    audience = Audience(path=args.path)  # the replay line names the file as the instructor typed it
     if args.results:
         write_results(result, args.results, audience)
     if args.feedback:
         write_feedback(result, args.feedback, audience)
     if not (args.results or args.feedback):
         print(feedback_markdown(result, audience))
-    print(f"{args.path}: {result.score} / {result.max_score} (seed {args.seed}, {result.seconds:.2f} s)",
-          file=sys.stderr)
+    print(
+        f"{args.path}: {result.score} / {result.max_score} (seed {args.seed}, {result.seconds:.2f} s)", file=sys.stderr
+    )
     return 0
 
 
@@ -81,8 +87,11 @@ def not_graded(path: str, seed: int, why: str):
     from grader.kit.grading import Grade
     from grader.kit.probing import CheckResult
 
-    results = [CheckResult(check, False, f"not graded: {why}", died=True)
-               for stage in STAGES.values() for check in stage.checks]
+    results = [
+        CheckResult(check, False, f"not graded: {why}", died=True)
+        for stage in STAGES.values()
+        for check in stage.checks
+    ]
     return Grade(path, seed, results, 0.0)
 
 
@@ -98,12 +107,20 @@ def _in(module: str) -> Callable[[argparse.ArgumentParser], Runner]:
 
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], Runner]]] = {
     "grade": ("grade one tools.py: Gradescope's results.json and feedback", grade_command),
-    "class": ("grade every submission in a folder, in parallel: gradebook.csv and per-student feedback",
-              _in("grader.instructor.classroom")),
-    "gradescope": ("write a Gradescope autograder zip that runs this grader, with its seed and pinned versions",
-                   _in("grader.instructor.bundle")),
-    "lock": ("pin the Gradescope bundle's packages to the versions installed here (constraints.txt)",
-             _in("grader.instructor.lock")),
-    "release": ("write the student kit: notebooks without outputs, tools.py as a skeleton, the grader",
-                _in("grader.instructor.release")),
+    "class": (
+        "grade every submission in a folder, in parallel: gradebook.csv and per-student feedback",
+        _in("grader.instructor.classroom"),
+    ),
+    "gradescope": (
+        "write a Gradescope autograder zip that runs this grader, with its seed and pinned versions",
+        _in("grader.instructor.bundle"),
+    ),
+    "lock": (
+        "pin the Gradescope bundle's packages to the versions installed here (constraints.txt)",
+        _in("grader.instructor.lock"),
+    ),
+    "release": (
+        "write the student kit: notebooks without outputs, tools.py as a skeleton, the grader",
+        _in("grader.instructor.release"),
+    ),
 }

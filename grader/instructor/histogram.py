@@ -5,7 +5,8 @@ whole-number ticks on both axes, and the total beside the stages.
 """
 
 import io
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 
 class Scored(Protocol):
@@ -16,6 +17,7 @@ class Scored(Protocol):
 def figure(rows: Sequence[Scored], stage_points: dict[int, int]):
     """The histogram as a matplotlib Figure: a panel per stage, and a tall one for the total."""
     import matplotlib
+
     matplotlib.use("Agg")
     from matplotlib import pyplot
     from matplotlib.ticker import MaxNLocator
@@ -24,8 +26,15 @@ def figure(rows: Sequence[Scored], stage_points: dict[int, int]):
     columns = (len(stages) + 1) // 2
     figure = pyplot.figure(figsize=(4 * (columns + 1), 6), layout="constrained")
     grid = figure.add_gridspec(2, columns + 1)
-    panels = [(f"stage {stage} (of {stage_points[stage]} points)", [row.stages[stage] for row in rows],
-               stage_points[stage], grid[index // columns, index % columns]) for index, stage in enumerate(stages)]
+    panels = [
+        (
+            f"stage {stage} (of {stage_points[stage]} points)",
+            [row.stages[stage] for row in rows],
+            stage_points[stage],
+            grid[index // columns, index % columns],
+        )
+        for index, stage in enumerate(stages)
+    ]
     total = sum(stage_points.values())
     panels.append((f"total (of {total} points)", [row.total for row in rows], total, grid[:, columns]))
     for title, scores, points, cell in panels:

@@ -66,8 +66,11 @@ def disagreements(requirements, path: Path | None = None) -> list[str]:
         installed = pins(requirements)
     except metadata.PackageNotFoundError as error:
         return [f"{error} is needed but not installed: install requirements.txt"]
-    return ([f"{name}: locked {locked.get(name, 'not at all')}, installed {installed.get(name, 'not at all')}"
-             for name in sorted(locked.keys() | installed.keys()) if locked.get(name) != installed.get(name)])
+    return [
+        f"{name}: locked {locked.get(name, 'not at all')}, installed {installed.get(name, 'not at all')}"
+        for name in sorted(locked.keys() | installed.keys())
+        if locked.get(name) != installed.get(name)
+    ]
 
 
 def command(parser: argparse.ArgumentParser):

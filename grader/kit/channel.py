@@ -9,9 +9,10 @@ reads every frame as hostile (grader/kit/session.py's Exchange).
 import json
 import os
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-FRAME = struct.Struct(">I")            # the length of the JSON text that follows
+FRAME = struct.Struct(">I")  # the length of the JSON text that follows
 
 
 def frame(data: Any) -> bytes:
@@ -22,10 +23,11 @@ def frame(data: Any) -> bytes:
 
 def serve(make_child: Callable, path: str, bind: Callable, from_parent: int, to_parent: int) -> None:
     """Answer requests until the parent closes the channel."""
+
     def send(data: Any) -> None:
         out = frame(data)
         while out:
-            out = out[os.write(to_parent, out):]
+            out = out[os.write(to_parent, out) :]
 
     def recv() -> Any:
         header = _read_exactly(from_parent, FRAME.size)
@@ -36,7 +38,7 @@ def serve(make_child: Callable, path: str, bind: Callable, from_parent: int, to_
         send({"body": tool})
         step = recv()
         if step is None:
-            raise SystemExit(0)     # the parent has gone: nothing left to answer
+            raise SystemExit(0)  # the parent has gone: nothing left to answer
         return step
 
     child = make_child(path, bind, body)

@@ -8,8 +8,8 @@ kit), each check judges those instead of drawing random cases.
 """
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from agtool.syllabus import LESSONS
 from grader.kit.checks import STAGES
@@ -17,7 +17,7 @@ from grader.kit.errors import SessionDied
 from grader.kit.probing import Check, CheckResult, run_check, run_public
 from grader.kit.session import Session, SessionFactory
 
-STAGE_POINTS = {number: lesson.points for number, lesson in LESSONS.items()}   # what each stage's checks add up to
+STAGE_POINTS = {number: lesson.points for number, lesson in LESSONS.items()}  # what each stage's checks add up to
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,15 @@ class Grade:
         return scores
 
 
-def grade(path: str, session_factory: SessionFactory, seed: int = 0, only: str | None = None,
-          stages: tuple[int, ...] = tuple(STAGES), scale: float = 1.0, probes: dict | None = None) -> Grade:
+def grade(
+    path: str,
+    session_factory: SessionFactory,
+    seed: int = 0,
+    only: str | None = None,
+    stages: tuple[int, ...] = tuple(STAGES),
+    scale: float = 1.0,
+    probes: dict | None = None,
+) -> Grade:
     """Grade tools.py at `path`. only="2.3" runs that one check; scale < 1 draws fewer cases;
     probes (label -> [(case, expected)], grader/public.py) replace the random draws."""
     started = time.perf_counter()
@@ -61,8 +68,9 @@ def grade(path: str, session_factory: SessionFactory, seed: int = 0, only: str |
     return Grade(path, seed, results, time.perf_counter() - started)
 
 
-def grade_stage(checks: list[Check], path: str, session_factory: SessionFactory,
-                run: Callable[[Check, Session], CheckResult]) -> list[CheckResult]:
+def grade_stage(
+    checks: list[Check], path: str, session_factory: SessionFactory, run: Callable[[Check, Session], CheckResult]
+) -> list[CheckResult]:
     results: list[CheckResult] = []
     try:
         session = session_factory(path, checks[0].stage)
@@ -75,7 +83,7 @@ def grade_stage(checks: list[Check], path: str, session_factory: SessionFactory,
             unmet = [done[need] for need in check.needs if need in done and not done[need].passed]
             if died:
                 result = CheckResult(check, False, f"not run: {died}")
-            elif unmet and unmet[0].failure is None:   # blocked (cannot import, not implemented): say why again
+            elif unmet and unmet[0].failure is None:  # blocked (cannot import, not implemented): say why again
                 result = CheckResult(check, False, unmet[0].message)
             elif unmet:
                 result = CheckResult(check, False, f"not run: needs check {unmet[0].check.label} to pass first")

@@ -8,15 +8,21 @@ refusal is one line naming the file and what to do.
 import os
 import stat
 
-MAX_SUBMISSION_BYTES = 1024 * 1024    # a tools.py is a few KB; the sandbox copies no more than this either
+MAX_SUBMISSION_BYTES = 1024 * 1024  # a tools.py is a few KB; the sandbox copies no more than this either
 
 
 class NotASubmission(Exception):
     """The file cannot be graded; the message names it and says what to do."""
 
 
-_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
-          stat.S_IFSOCK: "a socket", stat.S_IFLNK: "a symbolic link"}
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a symbolic link",
+}
 
 
 def kind_problem(path: str, info: os.stat_result) -> str | None:
@@ -26,11 +32,15 @@ def kind_problem(path: str, info: os.stat_result) -> str | None:
     if stat.S_ISLNK(info.st_mode):
         return f"{path} is a symbolic link: hand in the file itself"
     if not stat.S_ISREG(info.st_mode):
-        return (f"{path} is not a regular file ({_KINDS.get(stat.S_IFMT(info.st_mode), 'a special file')}): "
-                "hand in tools.py as a plain file")
+        return (
+            f"{path} is not a regular file ({_KINDS.get(stat.S_IFMT(info.st_mode), 'a special file')}): "
+            "hand in tools.py as a plain file"
+        )
     if info.st_size > MAX_SUBMISSION_BYTES:
-        return (f"{path} is over {MAX_SUBMISSION_BYTES // (1024 * 1024)} MB ({info.st_size} bytes): "
-                "a tools.py is a few KB; hand in the right file")
+        return (
+            f"{path} is over {MAX_SUBMISSION_BYTES // (1024 * 1024)} MB ({info.st_size} bytes): "
+            "a tools.py is a few KB; hand in the right file"
+        )
     return None
 
 
@@ -43,18 +53,17 @@ def _read(path: str, shown: str) -> bytes:
     if not path.endswith(".py"):
         raise NotASubmission(f"{shown} is not a .py file: give the student's tools.py")
     try:
-        problem = kind_problem(shown, os.lstat(path))       # before opening: opening a device can act
+        problem = kind_problem(shown, os.lstat(path))  # before opening: opening a device can act
         if problem:
             raise NotASubmission(problem)
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as file:
-            problem = kind_problem(shown, os.fstat(file.fileno()))   # it may have been swapped in between
+            problem = kind_problem(shown, os.fstat(file.fileno()))  # it may have been swapped in between
             if problem:
                 raise NotASubmission(problem)
             data = file.read(MAX_SUBMISSION_BYTES + 1)
     except OSError as error:
-        raise NotASubmission(f"{shown} cannot be read ({error.strerror}): check the path and its permissions") \
-            from None
+        raise NotASubmission(f"{shown} cannot be read ({error.strerror}): check the path and its permissions") from None
     if len(data) > MAX_SUBMISSION_BYTES:
         raise NotASubmission(f"{shown} is over {MAX_SUBMISSION_BYTES // (1024 * 1024)} MB: hand in the right file")
     return data

@@ -23,7 +23,7 @@ from grader.kit.probing import Check, case_seed
 
 FILE = Path(__file__).with_name("public_probes.json")
 RELEASE_SEED = 20_260_101
-DRAWN = 20          # drawn cases per check, besides its incidents (fewer where there are fewer to draw)
+DRAWN = 20  # drawn cases per check, besides its incidents (fewer where there are fewer to draw)
 _CASES_IN = "grader.kit.checks."
 
 
@@ -31,8 +31,14 @@ def drawn_cases(check: Check, count: int = DRAWN) -> list:
     """count cases of the check's strategy, the same ones every time."""
     collected = []
 
-    @hypothesis.settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
-                         verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+    @hypothesis.settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        verbosity=Verbosity.quiet,
+        suppress_health_check=list(HealthCheck),
+    )
     @hypothesis.seed(case_seed(RELEASE_SEED, check))
     @hypothesis.given(check.cases)
     def collect(case):
@@ -49,8 +55,10 @@ def draw_probes(checks: list[Check]) -> dict[str, list[dict]]:
         cases = {}
         for case in [*check.always, *drawn_cases(check)]:
             cases.setdefault(json.dumps(case_to_json(case), ensure_ascii=False), case)
-        probes[check.label] = [{"case": case_to_json(case), "expected": check.expect(case)}
-                               for _, case in sorted(cases.items(), key=lambda item: len(item[0]))]
+        probes[check.label] = [
+            {"case": case_to_json(case), "expected": check.expect(case)}
+            for _, case in sorted(cases.items(), key=lambda item: len(item[0]))
+        ]
     return probes
 
 
@@ -75,16 +83,21 @@ def load(path: Path = FILE) -> dict[str, list[tuple[Any, Any]]]:
 def loads(text: str) -> dict[str, list[tuple[Any, Any]]]:
     """label -> [(case, expected)], from what release_text wrote."""
     stored = json.loads(text)
-    return {label: [(case_from_json(entry["case"]), entry["expected"]) for entry in entries]
-            for label, entries in stored.items()}
+    return {
+        label: [(case_from_json(entry["case"]), entry["expected"]) for entry in entries]
+        for label, entries in stored.items()
+    }
 
 
 # ── cases as JSON ────────────────────────────────────────────────────────────
 
+
 def case_to_json(case: Any) -> dict:
     kind = type(case)
-    return {"type": f"{kind.__module__}.{kind.__qualname__}",
-            "fields": {field.name: getattr(case, field.name) for field in dataclasses.fields(case)}}
+    return {
+        "type": f"{kind.__module__}.{kind.__qualname__}",
+        "fields": {field.name: getattr(case, field.name) for field in dataclasses.fields(case)},
+    }
 
 
 def case_from_json(data: dict) -> Any:
@@ -93,5 +106,9 @@ def case_from_json(data: dict) -> Any:
     if not module.startswith(_CASES_IN):
         raise ValueError(f"a public probe names {data['type']!r}, not a case of grader.kit.checks")
     kind = getattr(importlib.import_module(module), name)
-    return kind(**{field.name: tuple(data["fields"][field.name]) if field.type is tuple
-                   else data["fields"][field.name] for field in dataclasses.fields(kind)})
+    return kind(
+        **{
+            field.name: tuple(data["fields"][field.name]) if field.type is tuple else data["fields"][field.name]
+            for field in dataclasses.fields(kind)
+        }
+    )

@@ -22,8 +22,8 @@ from grader.kit.probing import CheckResult
 from grader.kit.session import clean_text
 
 STAGE_TITLES = {number: lesson.title for number, lesson in LESSONS.items()}
-MAX_RESULTS_BYTES = 1_000_000     # Gradescope refuses more
-FIELD_LIMIT = 1500                # characters of one shown input, expected or got
+MAX_RESULTS_BYTES = 1_000_000  # Gradescope refuses more
+FIELD_LIMIT = 1500  # characters of one shown input, expected or got
 
 
 # How both READMEs name the virtual environment's python: a bare `python` may be another
@@ -39,15 +39,20 @@ def check_command(stage: int, path: str | None = None) -> str:
 @dataclass(frozen=True)
 class Audience:
     """Who reads a report: it decides what the replay line runs and whether the seed shows."""
-    path: str | None = None   # the student's file as the reader names it; None: the path graded
-    seed_shown: bool = True   # on Gradescope the seed is what keeps the graded inputs hidden
+
+    path: str | None = None  # the student's file as the reader names it; None: the path graded
+    seed_shown: bool = True  # on Gradescope the seed is what keeps the graded inputs hidden
 
     def replay(self, grade: Grade, check) -> str:
         if not self.seed_shown:
-            return (f"Replay in your kit: {_code_span(check_command(check.stage))} (its public probes; "
-                    "the inputs that graded you stay hidden)")
-        command = (f"{VENV_PYTHON} -m grader grade {shlex.quote(self.path or grade.path)} "
-                   f"--seed {grade.seed} --only {check.label}")
+            return (
+                f"Replay in your kit: {_code_span(check_command(check.stage))} (its public probes; "
+                "the inputs that graded you stay hidden)"
+            )
+        command = (
+            f"{VENV_PYTHON} -m grader grade {shlex.quote(self.path or grade.path)} "
+            f"--seed {grade.seed} --only {check.label}"
+        )
         return f"Seed {grade.seed}; replay: {_code_span(command)}"
 
     def seed(self, grade: Grade) -> str:
@@ -59,23 +64,23 @@ INSTRUCTOR = Audience()
 
 def _code_span(text: str) -> str:
     """Inline code that a backtick in a student's path cannot close early (CommonMark: a longer fence)."""
-    text = clean_text(text, limit=10 ** 9)
+    text = clean_text(text, limit=10**9)
     fence = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
     return f"{fence} {text} {fence}" if "`" in text else f"`{text}`"
 
 
 def _cut(text: str, limit: int) -> str:
     """Text for inside one of our code blocks: a student's string must not close it."""
-    text = clean_text(text, limit=10 ** 9).replace("```", "`\u200b``")
+    text = clean_text(text, limit=10**9).replace("```", "`\u200b``")
     return text if len(text) <= limit else text[:limit] + " …(cut)"
 
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]|~])")   # what makes code, emphasis, links, tables or strike-through
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~])")  # what makes code, emphasis, links, tables or strike-through
 
 
 def _prose(text: str) -> str:
     """Text for a Markdown line outside a code block: no HTML, no links, no emphasis a student chose."""
-    return _MARKDOWN.sub(r"\\\1", html.escape(clean_text(text, limit=10 ** 9), quote=False))
+    return _MARKDOWN.sub(r"\\\1", html.escape(clean_text(text, limit=10**9), quote=False))
 
 
 def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUCTOR, limit: int = FIELD_LIMIT) -> str:
@@ -88,9 +93,19 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
     failure = result.failure
     if failure:
         shown = "\n".join(part for part in (failure.setting, failure.call) if part)
-        lines += ["", "The smallest failing input the grader found:", "", "```python", _cut(shown, limit), "```",
-                  "", "```", f"expected: {_cut(failure.expected, limit)}", f"got:      {_cut(failure.got, limit)}",
-                  "```"]
+        lines += [
+            "",
+            "The smallest failing input the grader found:",
+            "",
+            "```python",
+            _cut(shown, limit),
+            "```",
+            "",
+            "```",
+            f"expected: {_cut(failure.expected, limit)}",
+            f"got:      {_cut(failure.got, limit)}",
+            "```",
+        ]
     lines += ["", f"Hint: {check.hint}", "", audience.replay(grade, check)]
     return "\n".join(lines)
 
@@ -106,17 +121,20 @@ def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
             "output_format": "md",
             "visibility": "visible",
             "stdout_visibility": "hidden",
-            "tests": [{
-                "name": result.check.title,
-                "number": result.check.label,
-                "score": result.score,
-                "max_score": result.check.points,
-                "status": "passed" if result.passed else "failed",
-                "output": check_output(result, grade, audience, limit),
-                "output_format": "md",
-                "tags": [f"stage{result.check.stage}"],
-                "visibility": "visible",
-            } for result in grade.results],
+            "tests": [
+                {
+                    "name": result.check.title,
+                    "number": result.check.label,
+                    "score": result.score,
+                    "max_score": result.check.points,
+                    "status": "passed" if result.passed else "failed",
+                    "output": check_output(result, grade, audience, limit),
+                    "output_format": "md",
+                    "tags": [f"stage{result.check.stage}"],
+                    "visibility": "visible",
+                }
+                for result in grade.results
+            ],
         }
         if len(json.dumps(results, ensure_ascii=False).encode()) < MAX_RESULTS_BYTES or limit < 50:
             return results
@@ -130,8 +148,9 @@ def summary(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
         maxima[result.check.stage] = maxima.get(result.check.stage, 0) + result.check.points
     scores = grade.stage_scores()
     rows = [f"| {stage} · {STAGE_TITLES[stage]} | {scores[stage]} / {maxima[stage]} |" for stage in sorted(maxima)]
-    return "\n".join([f"**{grade.score} / {grade.max_score}**{audience.seed(grade)}", "",
-                      "| stage | score |", "|---|---|", *rows])
+    return "\n".join(
+        [f"**{grade.score} / {grade.max_score}**{audience.seed(grade)}", "", "| stage | score |", "|---|---|", *rows]
+    )
 
 
 def feedback_markdown(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
@@ -142,7 +161,12 @@ def feedback_markdown(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
             stage = result.check.stage
             lines += ["", f"## Stage {stage} · {STAGE_TITLES[stage]}"]
         mark = "✓" if result.passed else "✗"
-        lines += ["", f"### {mark} {result.check.label} {result.check.title}", "", check_output(result, grade, audience)]
+        lines += [
+            "",
+            f"### {mark} {result.check.label} {result.check.title}",
+            "",
+            check_output(result, grade, audience),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -178,6 +202,7 @@ def write_feedback(grade: Grade, path: str, audience: Audience = INSTRUCTOR) -> 
 
 # ── check(): a table in Jupyter, text elsewhere ──────────────────────────────
 
+
 def _row_detail(result: CheckResult) -> str:
     if result.passed or not result.failure:
         return result.message
@@ -201,12 +226,16 @@ def html_table(grade: Grade) -> str:
     for result in grade.results:
         colour = "#e6f4ea" if result.passed else "#fce8e6"
         detail = html.escape(_cut(_row_detail(result), FIELD_LIMIT))
-        rows.append(f'<tr style="background:{colour}"><td>{"✓" if result.passed else "✗"}</td>'
-                    f"<td>{result.check.label}</td><td>{html.escape(result.check.title)}</td>"
-                    f"<td>{result.score}/{result.check.points}</td>"
-                    f'<td style="text-align:left"><pre style="{_PRE}">{detail}</pre></td></tr>')
-    header = "".join(f"<th>{name}</th>" for name in ("", "check", "what", "points")) + \
-        '<th style="text-align:left">details</th>'
+        rows.append(
+            f'<tr style="background:{colour}"><td>{"✓" if result.passed else "✗"}</td>'
+            f"<td>{result.check.label}</td><td>{html.escape(result.check.title)}</td>"
+            f"<td>{result.score}/{result.check.points}</td>"
+            f'<td style="text-align:left"><pre style="{_PRE}">{detail}</pre></td></tr>'
+        )
+    header = (
+        "".join(f"<th>{name}</th>" for name in ("", "check", "what", "points"))
+        + '<th style="text-align:left">details</th>'
+    )
     return f"<p><b>{grade.score} / {grade.max_score} points</b></p><table><tr>{header}</tr>{''.join(rows)}</table>"
 
 

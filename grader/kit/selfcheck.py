@@ -15,7 +15,9 @@ from grader.kit.report import check_command
 def summary(reports: dict) -> str:
     """One line for a CheckReport per stage."""
     passed = [stage for stage, report in reports.items() if report.passed]
-    stages = ", ".join(f"{stage} {'✓' if report.passed else '✗'} {_points(report)}" for stage, report in reports.items())
+    stages = ", ".join(
+        f"{stage} {'✓' if report.passed else '✗'} {_points(report)}" for stage, report in reports.items()
+    )
     line = f"{len(passed)} of {len(reports)} stages pass ({stages})"
     failing = [stage for stage in reports if stage not in passed]
     return line + (f"; see why: {check_command(failing[0])}" if failing else "")

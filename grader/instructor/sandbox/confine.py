@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from grader.instructor.sandbox import landlock, seccomp
 
 UID_BASE = 1_000_000_000
-PROCESSES = 64                  # per child uid: a fork bomb stops here
+PROCESSES = 64  # per child uid: a fork bomb stops here
 _PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
 _CAP_DAC_READ_SEARCH = 2
 _CAPABILITY_VERSION_3 = 0x20080522
@@ -44,14 +44,15 @@ _libc = ctypes.CDLL(None, use_errno=True)
 @dataclass(frozen=True)
 class Layers:
     """Which layers a child gets; `missing()` says, in words, what that leaves open."""
-    drop_user: bool           # root: an unprivileged uid of its own
-    seccomp: bool             # no sockets
-    landlock: int             # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
+
+    drop_user: bool  # root: an unprivileged uid of its own
+    seccomp: bool  # no sockets
+    landlock: int  # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
 
     @classmethod
     def here(cls, landlock_cap: int | None = None) -> "Layers":
         version = landlock.abi()
-        if landlock_cap is not None:     # tests stand in for an older kernel
+        if landlock_cap is not None:  # tests stand in for an older kernel
             version = min(version, landlock_cap)
         return cls(drop_user=os.geteuid() == 0, seccomp=seccomp.available() is None, landlock=version)
 
@@ -62,11 +63,12 @@ class Layers:
         if not self.seccomp:
             gaps.append(f"no seccomp filter: the child can open sockets, UDP included ({seccomp.available()})")
         if self.landlock == 0:
-            gaps.append("no Landlock: the child can read any file its user can (the oracle's source included) "
-                        "and write wherever its user can")
+            gaps.append(
+                "no Landlock: the child can read any file its user can (the oracle's source included) "
+                "and write wherever its user can"
+            )
         elif self.landlock < landlock.SCOPE_SINCE:
-            gaps.append(f"Landlock ABI {self.landlock} < {landlock.SCOPE_SINCE} (kernel < 6.12): "
-                        "no signal scoping")
+            gaps.append(f"Landlock ABI {self.landlock} < {landlock.SCOPE_SINCE} (kernel < 6.12): no signal scoping")
         if not self.drop_user and self.landlock < landlock.SCOPE_SINCE:
             gaps.append("the child can signal the grader (same user, no Landlock signal scoping)")
         return gaps
@@ -76,8 +78,11 @@ class Layers:
         return self.drop_user or self.landlock >= landlock.SCOPE_SINCE
 
     def describe(self) -> str:
-        said = [f"uid {'dropped' if self.drop_user else 'kept'}", f"seccomp {'on' if self.seccomp else 'off'}",
-                f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off"]
+        said = [
+            f"uid {'dropped' if self.drop_user else 'kept'}",
+            f"seccomp {'on' if self.seccomp else 'off'}",
+            f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off",
+        ]
         return "sandbox: " + ", ".join(said)
 
     def as_job(self) -> dict:
@@ -105,7 +110,7 @@ def enter(job: dict, keep: set[int]) -> None:
     zygote = os.getppid()
     os.setsid()
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != zygote:          # the zygote died before the line above
+    if os.getppid() != zygote:  # the zygote died before the line above
         os._exit(1)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     # Python ignores SIGXFSZ; by default it ends a process writing past RLIMIT_FSIZE,
@@ -147,6 +152,7 @@ def enter(job: dict, keep: set[int]) -> None:
     os.environ.clear()
     os.environ["TMPDIR"] = workdir
     import tempfile
+
     tempfile.tempdir = workdir
     sys.argv = [os.path.join(workdir, "tools.py")]
 
@@ -173,9 +179,10 @@ def _redirect_output(workdir: str) -> None:
     for fd, target in ((0, null), (1, output), (2, output)):
         os.dup2(target, fd)
     os.close(null), os.close(output)
-    sys.stdin = sys.__stdin__ = open(0, closefd=False)
-    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False, errors="backslashreplace")
-    sys.stderr = sys.__stderr__ = open(2, "w", closefd=False, errors="backslashreplace", buffering=1)
+    # Not in a with: these stay open for the child's whole life, as its standard streams.
+    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
+    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    sys.stderr = sys.__stderr__ = open(2, "w", closefd=False, errors="backslashreplace", buffering=1)  # noqa: SIM115
 
 
 def _shut_inherited(keep: set[int]) -> None:
@@ -185,7 +192,7 @@ def _shut_inherited(keep: set[int]) -> None:
     them later would close whatever file had reused the number.
     """
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in map(int, os.listdir("/proc/self/fd")):   # the listing's own fd too: harmless
+    for fd in map(int, os.listdir("/proc/self/fd")):  # the listing's own fd too: harmless
         if fd not in keep and fd != null:
             os.dup2(null, fd)
     os.close(null)
@@ -195,12 +202,14 @@ def _cap(limits: dict, own_user: bool) -> None:
     with open("/proc/self/statm") as statm:
         pages = int(statm.read().split()[0])
     memory = pages * resource.getpagesize() + limits["memory_bytes"]
-    cpu = int(limits["stage_seconds"]) + 6   # a backstop: the parent's wall clock comes first
-    caps = [(resource.RLIMIT_AS, memory, memory),
-            (resource.RLIMIT_FSIZE, limits["output_bytes"], limits["output_bytes"]),
-            (resource.RLIMIT_CPU, cpu, cpu + 5),
-            (resource.RLIMIT_CORE, 0, 0)]
-    if own_user:   # counted per uid, and the uid is the child's alone
+    cpu = int(limits["stage_seconds"]) + 6  # a backstop: the parent's wall clock comes first
+    caps = [
+        (resource.RLIMIT_AS, memory, memory),
+        (resource.RLIMIT_FSIZE, limits["output_bytes"], limits["output_bytes"]),
+        (resource.RLIMIT_CPU, cpu, cpu + 5),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    if own_user:  # counted per uid, and the uid is the child's alone
         caps.append((resource.RLIMIT_NPROC, PROCESSES, PROCESSES))
     for which, soft, hard in caps:
         resource.setrlimit(which, (soft, hard))
@@ -216,10 +225,10 @@ def sweep(uid: int) -> None:
     pid = os.fork()
     if pid == 0:
         try:
-            os.setresuid(uid, uid, uid)   # no capabilities left: kill() reaches that uid alone
+            os.setresuid(uid, uid, uid)  # no capabilities left: kill() reaches that uid alone
             for _ in range(1000):
                 os.kill(-1, signal.SIGKILL)
-                os.kill(-1, 0)            # ProcessLookupError: none of that uid is left
+                os.kill(-1, 0)  # ProcessLookupError: none of that uid is left
         except BaseException:
             pass
         os._exit(0)

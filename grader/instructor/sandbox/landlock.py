@@ -17,19 +17,31 @@ and `confine` restricts nothing; the caller says so (grader/instructor/sandbox/c
 import ctypes
 import os
 import stat
-from typing import Iterable
+from collections.abc import Iterable
 
-_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446   # the same on every architecture
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 _GET_ABI_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
 
 _EXECUTE, _WRITE_FILE, _READ_FILE, _READ_DIR, _TRUNCATE = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 14
 _READS = _EXECUTE | _READ_FILE | _READ_DIR
-_FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE   # what a rule on a file may hold
+_FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE  # what a rule on a file may hold
 # Every right that changes the file system -> the ABI version that knows it.
-_CHANGES = {_WRITE_FILE: 1, 1 << 4: 1, 1 << 5: 1, 1 << 6: 1, 1 << 7: 1, 1 << 8: 1, 1 << 9: 1,
-            1 << 10: 1, 1 << 11: 1, 1 << 12: 1, 1 << 13: 2, _TRUNCATE: 3}
+_CHANGES = {
+    _WRITE_FILE: 1,
+    1 << 4: 1,
+    1 << 5: 1,
+    1 << 6: 1,
+    1 << 7: 1,
+    1 << 8: 1,
+    1 << 9: 1,
+    1 << 10: 1,
+    1 << 11: 1,
+    1 << 12: 1,
+    1 << 13: 2,
+    _TRUNCATE: 3,
+}
 _TCP_BIND_AND_CONNECT, NET_SINCE = 0b11, 4
 _SIGNALS_AND_ABSTRACT_SOCKETS, SCOPE_SINCE = 0b11, 6
 
@@ -38,8 +50,11 @@ _libc.syscall.restype = ctypes.c_long
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -56,14 +71,15 @@ def confine(workdir: str, readable: Iterable[str], version: int) -> None:
     """Restrict this process and its future children with ABI `version` (at most the kernel's); raises if it cannot."""
     changes = sum(right for right, since in _CHANGES.items() if since <= version)
     # Fields a kernel does not know are left zero: it accepts the larger struct then.
-    ruleset = _RulesetAttr(changes | _READS,
-                           _TCP_BIND_AND_CONNECT if version >= NET_SINCE else 0,
-                           _SIGNALS_AND_ABSTRACT_SOCKETS if version >= SCOPE_SINCE else 0)
+    ruleset = _RulesetAttr(
+        changes | _READS,
+        _TCP_BIND_AND_CONNECT if version >= NET_SINCE else 0,
+        _SIGNALS_AND_ABSTRACT_SOCKETS if version >= SCOPE_SINCE else 0,
+    )
     size = ctypes.sizeof(ruleset) if version >= SCOPE_SINCE else (16 if version >= NET_SINCE else 8)
     ruleset_fd = _call(_CREATE_RULESET, ctypes.byref(ruleset), ctypes.c_size_t(size), ctypes.c_uint32(0))
     try:
-        rules = [(workdir, changes | _READS), (os.devnull, changes | _READS),
-                 *((path, _READS) for path in readable)]
+        rules = [(workdir, changes | _READS), (os.devnull, changes | _READS), *((path, _READS) for path in readable)]
         for path, allowed in rules:
             _allow(ruleset_fd, path, allowed & ruleset.handled_access_fs)
         _call_libc(_libc.prctl, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
@@ -75,7 +91,7 @@ def confine(workdir: str, readable: Iterable[str], version: int) -> None:
 def _allow(ruleset_fd: int, path: str, allowed: int) -> None:
     try:
         path_fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:                      # not on this machine
+    except OSError:  # not on this machine
         return
     try:
         if not stat.S_ISDIR(os.fstat(path_fd).st_mode):

@@ -13,19 +13,47 @@ Through libseccomp (Debian's libseccomp2) and its ctypes binding, pyseccomp.
 
 import errno
 
-REFUSED = ("socket", "io_uring_setup", "io_uring_enter", "io_uring_register",
-           "ptrace", "process_vm_readv", "process_vm_writev", "bpf", "userfaultfd", "perf_event_open",
-           "keyctl", "add_key", "request_key", "unshare", "setns", "mount", "umount2", "pivot_root",
-           "chroot", "open_by_handle_at", "name_to_handle_at", "kexec_load", "init_module",
-           "finit_module", "delete_module", "reboot", "swapon", "swapoff", "acct", "quotactl")
+REFUSED = (
+    "socket",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "bpf",
+    "userfaultfd",
+    "perf_event_open",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "kexec_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+)
 
 
 def available() -> str | None:
     """None when a filter can be loaded here, else why not."""
     try:
         import pyseccomp
+
         pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
-    except Exception as error:   # no libseccomp, or a kernel without seccomp filters
+    except Exception as error:  # no libseccomp, or a kernel without seccomp filters
         return f"seccomp unavailable ({type(error).__name__}: {error})"
     return None
 
@@ -38,6 +66,6 @@ def confine() -> None:
     for name in REFUSED:
         try:
             refused.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
-        except (ValueError, RuntimeError, OSError):   # a call this architecture does not have
+        except (ValueError, RuntimeError, OSError):  # a call this architecture does not have
             continue
     refused.load()

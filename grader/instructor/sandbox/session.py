@@ -10,6 +10,7 @@ Its workdir is then removed, and a workdir that cannot be removed is said, never
 passed over.
 """
 
+import contextlib
 import json
 import multiprocessing.util
 import os
@@ -24,24 +25,26 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.instructor.sandbox import confine, zygote as zygote_module
+from grader.instructor.sandbox import confine
+from grader.instructor.sandbox import zygote as zygote_module
 from grader.kit import intake
 from grader.kit.channel import FRAME, frame
 from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
 from grader.kit.session import Exchange
 
 MB = 1024 * 1024
-ROOT = Path(__file__).resolve().parents[3]     # where grader/ and agtool/ are
+ROOT = Path(__file__).resolve().parents[3]  # where grader/ and agtool/ are
 
 
 @dataclass(frozen=True)
 class Limits:
     """What one session (one stage) of one submission may use."""
-    answer_seconds: float = 10.0       # wall clock for one answer
-    stage_seconds: float = 60.0        # wall clock for the whole session
-    memory_bytes: int = 512 * MB       # address space on top of what the fork starts with
-    output_bytes: int = 16 * MB        # printed output, and any one file the submission writes
-    message_bytes: int = 16 * MB       # one frame on the channel
+
+    answer_seconds: float = 10.0  # wall clock for one answer
+    stage_seconds: float = 60.0  # wall clock for the whole session
+    memory_bytes: int = 512 * MB  # address space on top of what the fork starts with
+    output_bytes: int = 16 * MB  # printed output, and any one file the submission writes
+    message_bytes: int = 16 * MB  # one frame on the channel
 
 
 # How a child that died by a signal reads to a student.
@@ -60,11 +63,21 @@ class Zygote:
 
     def __init__(self):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-               "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONSAFEPATH": "1"}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(ROOT),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONSAFEPATH": "1",
+        }
         self.process = subprocess.Popen(
             [sys.executable, "-m", zygote_module.__name__, str(theirs.fileno())],
-            pass_fds=[theirs.fileno()], env=env, cwd="/", stdin=subprocess.DEVNULL, start_new_session=True)
+            pass_fds=[theirs.fileno()],
+            env=env,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         theirs.close()
         self.control = ours
         self.owner = os.getpid()
@@ -131,8 +144,13 @@ class SandboxSession:
             raise
         from_parent, to_child = os.pipe()
         from_child, to_parent = os.pipe()
-        job = {"path": private, "stage": stage, "workdir": self.workdir,
-               "limits": asdict(limits), "layers": self.layers.as_job()}
+        job = {
+            "path": private,
+            "stage": stage,
+            "workdir": self.workdir,
+            "limits": asdict(limits),
+            "layers": self.layers.as_job(),
+        }
         try:
             self._zygote = zygote()
             self.pid = self._zygote.ask({"op": "fork", "job": job}, (from_parent, to_parent))["pid"]
@@ -145,7 +163,7 @@ class SandboxSession:
             os.close(from_parent), os.close(to_parent)
         self.uid = confine.child_uid(self.pid) if self.layers.drop_user else None
         self._to_child, self._from_child = to_child, from_child
-        self._exited = os.pidfd_open(self.pid)   # the zygote reaps only when asked: the pid stays ours
+        self._exited = os.pidfd_open(self.pid)  # the zygote reaps only when asked: the pid stays ours
         for fd in (to_child, from_child):
             os.set_blocking(fd, False)
         self._stage_deadline = time.monotonic() + limits.stage_seconds
@@ -158,7 +176,7 @@ class SandboxSession:
         exchange = Exchange(req)
         deadline = min(time.monotonic() + self.limits.answer_seconds, self._stage_deadline)
         try:
-            if select.select([self._from_child], [], [], 0)[0]:   # frames of an earlier request, unasked for
+            if select.select([self._from_child], [], [], 0)[0]:  # frames of an earlier request, unasked for
                 raise ChannelBroken("the submission's process sent more outcomes than it was asked for")
             self._write(frame(exchange.for_child), deadline)
             while not exchange.done:
@@ -204,7 +222,7 @@ class SandboxSession:
         while data:
             self._wait(deadline, write=True)
             try:
-                data = data[os.write(self._to_child, data):]
+                data = data[os.write(self._to_child, data) :]
             except BlockingIOError:
                 continue
             except BrokenPipeError:
@@ -248,17 +266,23 @@ class SandboxSession:
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             what = _DEATHS.get(sig, f"was killed by {signal.Signals(sig).name}")
-            return Crashed(f"the submission's process {what.format(output=self.limits.output_bytes // MB)}",
-                           code=-sig)
+            return Crashed(f"the submission's process {what.format(output=self.limits.output_bytes // MB)}", code=-sig)
         code = os.WEXITSTATUS(status)
         if code == zygote_module.NOT_CONFINED:
-            raise GraderError("the sandbox could not confine a child on this machine; "
-                              f"see {os.path.join(self.workdir, 'output')}")
+            raise GraderError(
+                f"the sandbox could not confine a child on this machine; see {os.path.join(self.workdir, 'output')}"
+            )
         if code == zygote_module.UNCAUGHT:
-            return Crashed("the submission's process stopped on an exception nothing could catch "
-                           "(raise KeyboardInterrupt in tools.py?)", code=code)
-        return Crashed(f"the submission's process ended with exit code {code} before answering "
-                       "(sys.exit() or os._exit() in tools.py?)", code=code)
+            return Crashed(
+                "the submission's process stopped on an exception nothing could catch "
+                "(raise KeyboardInterrupt in tools.py?)",
+                code=code,
+            )
+        return Crashed(
+            f"the submission's process ended with exit code {code} before answering "
+            "(sys.exit() or os._exit() in tools.py?)",
+            code=code,
+        )
 
     def _end(self) -> int:
         """Kill the child, its group and (as root) its uid, have the zygote reap it; its wait status.
@@ -268,16 +292,14 @@ class SandboxSession:
         """
         if self._status is None:
             for kill in (os.killpg, os.kill):
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     kill(self.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
             if self.uid is not None:
                 confine.sweep(self.uid)
             try:
                 self._status = self._zygote.ask({"op": "reap", "pid": self.pid})["status"]
-            except GraderError:        # the zygote is gone, and the child with it (its parent-death signal)
-                self._status = signal.SIGKILL   # a wait status: killed by SIGKILL
+            except GraderError:  # the zygote is gone, and the child with it (its parent-death signal)
+                self._status = signal.SIGKILL  # a wait status: killed by SIGKILL
         return self._status
 
 
@@ -296,7 +318,9 @@ def _private_copy(path: str, workdir: str) -> str:
 def _remove(workdir: str) -> str | None:
     """Remove a child's workdir; what could not be removed, said (never ignored)."""
     problems: list[str] = []
-    shutil.rmtree(workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}")) \
-        if sys.version_info >= (3, 12) else \
-        shutil.rmtree(workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}"))
+    shutil.rmtree(
+        workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}")
+    ) if sys.version_info >= (3, 12) else shutil.rmtree(
+        workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}")
+    )
     return f"could not remove {problems[0]}" if problems else None

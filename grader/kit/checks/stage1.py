@@ -14,10 +14,19 @@ import jsonschema
 from hypothesis import strategies as st
 
 from agtool import inventory
-from grader.kit import draw, values
-from grader.kit.checks.common import REGION, SEED_ARGS, SEED_RETURNS, ETA_RETURNS, call, got_text, py, request, show_table
+from grader.kit import draw, trusted, values
+from grader.kit.checks.common import (
+    ETA_RETURNS,
+    REGION,
+    SEED_ARGS,
+    SEED_RETURNS,
+    call,
+    got_text,
+    py,
+    request,
+    show_table,
+)
 from grader.kit.probing import Mismatch, Stage, without_oracle
-from grader.kit import trusted
 from grader.kit.trusted import oracle
 
 DAYS = ETA_RETURNS["days"]
@@ -25,11 +34,13 @@ ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
 ENTRY_KEYS = {"fn", "description", "args", "returns"}
 
 # (tool, kwargs) the grader runs the student's tool bodies with: where the seed's incidents happen
-BODY_CALLS = (("stock_lookup", {"sku": "D-400", "region": "seoul", "limit": 1}),
-              ("stock_lookup_v2", {"sku": "D-400", "region": "seoul", "limit": 1}),
-              ("stock_lookup_v2", {"sku": "A-100", "region": "busan", "limit": 2}),
-              ("delivery_eta", {"sku": "A-100", "region": "jeju"}),
-              ("delivery_eta", {"sku": "B-200", "region": "busan"}))
+BODY_CALLS = (
+    ("stock_lookup", {"sku": "D-400", "region": "seoul", "limit": 1}),
+    ("stock_lookup_v2", {"sku": "D-400", "region": "seoul", "limit": 1}),
+    ("stock_lookup_v2", {"sku": "A-100", "region": "busan", "limit": 2}),
+    ("delivery_eta", {"sku": "A-100", "region": "jeju"}),
+    ("delivery_eta", {"sku": "B-200", "region": "busan"}),
+)
 
 
 @dataclass(frozen=True)
@@ -39,8 +50,9 @@ class OwnTable:
 
 def probe_own(case: OwnTable) -> dict:
     """The table and its bodies only: the table's checks score before describe_tools is written."""
-    return request(1, None, [call("TOOLS", get=True)] +
-                   [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS])
+    return request(
+        1, None, [call("TOOLS", get=True)] + [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS]
+    )
 
 
 def probe_described(case: OwnTable) -> dict:
@@ -55,9 +67,11 @@ def _own(observation: dict) -> tuple[dict, list]:
 def normal(spec: dict) -> dict:
     """The spec without defaults said out loud, allowed sorted, and without the extras no check reads
     (description, default): two spellings of one spec compare equal."""
-    spec = {key: value for key, value in spec.items()
-            if (key, value) not in (("required", True), ("allow_empty", False))
-            and key not in ("description", "default")}
+    spec = {
+        key: value
+        for key, value in spec.items()
+        if (key, value) not in (("required", True), ("allow_empty", False)) and key not in ("description", "default")
+    }
     if isinstance(spec.get("allowed"), list):
         spec["allowed"] = sorted(spec["allowed"], key=repr)
     if isinstance(spec.get("items"), dict):
@@ -77,13 +91,16 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
     for name, tool in table.items():
         problem = entry_problem(name, tool, table)
         if problem:
-            return Mismatch(f"TOOLS[{name!r}]", "an entry with fn (callable), description, args, returns "
-                            "and maybe upgrade", f"{py(tool)} ({problem})")
+            return Mismatch(
+                f"TOOLS[{name!r}]",
+                "an entry with fn (callable), description, args, returns and maybe upgrade",
+                f"{py(tool)} ({problem})",
+            )
     return None
 
 
 def entry_problem(name: str, tool, table: dict) -> str | None:
-    if type(tool) is not dict or not ENTRY_KEYS <= tool.keys():
+    if type(tool) is not dict or not tool.keys() >= ENTRY_KEYS:
         return f"needs the keys {', '.join(sorted(ENTRY_KEYS))}"
     if not (values.is_marker(tool["fn"]) and tool["fn"]["callable"]):
         return "fn is not a function"
@@ -105,32 +122,41 @@ def _contract_mismatch(table: dict, name: str, part: str, want: dict) -> Mismatc
 
 
 def _body_mismatch(bodies: list, tools: tuple[str, ...]) -> Mismatch | None:
-    for (tool, kwargs), result in zip(BODY_CALLS, bodies):
+    for (tool, kwargs), result in zip(BODY_CALLS, bodies, strict=True):
         if tool in tools:
             want = getattr(inventory, tool)(**kwargs)
             if not values.same(result.get("value"), want):
-                return Mismatch(f"TOOLS[{tool!r}]['fn'](**{py(kwargs)})",
-                                f"{py(want)} (what agtool.inventory.{tool} answers)", got_text(result))
+                return Mismatch(
+                    f"TOOLS[{tool!r}]['fn'](**{py(kwargs)})",
+                    f"{py(want)} (what agtool.inventory.{tool} answers)",
+                    got_text(result),
+                )
     return None
 
 
 def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
-    mismatch = (_contract_mismatch(table, "stock_lookup", "args", SEED_ARGS)
-                or _contract_mismatch(table, "stock_lookup", "returns", SEED_RETURNS))
+    mismatch = _contract_mismatch(table, "stock_lookup", "args", SEED_ARGS) or _contract_mismatch(
+        table, "stock_lookup", "returns", SEED_RETURNS
+    )
     if mismatch is None and table["stock_lookup"].get("upgrade") != "stock_lookup_v2":
-        mismatch = Mismatch("TOOLS['stock_lookup']['upgrade']", "'stock_lookup_v2'",
-                            py(table["stock_lookup"].get("upgrade")))
+        mismatch = Mismatch(
+            "TOOLS['stock_lookup']['upgrade']", "'stock_lookup_v2'", py(table["stock_lookup"].get("upgrade"))
+        )
     return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup",))
 
 
 def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
-    mismatch = (_contract_mismatch(table, "stock_lookup_v2", "args", SEED_ARGS)
-                or _contract_mismatch(table, "stock_lookup_v2", "returns", SEED_RETURNS))
-    if mismatch is None and "upgrade" in table["stock_lookup_v2"]:   # the newest: nothing replaces it
-        mismatch = Mismatch("TOOLS['stock_lookup_v2']['upgrade']", "no upgrade (it is the newest)",
-                            py(table["stock_lookup_v2"]["upgrade"]))
+    mismatch = _contract_mismatch(table, "stock_lookup_v2", "args", SEED_ARGS) or _contract_mismatch(
+        table, "stock_lookup_v2", "returns", SEED_RETURNS
+    )
+    if mismatch is None and "upgrade" in table["stock_lookup_v2"]:  # the newest: nothing replaces it
+        mismatch = Mismatch(
+            "TOOLS['stock_lookup_v2']['upgrade']",
+            "no upgrade (it is the newest)",
+            py(table["stock_lookup_v2"]["upgrade"]),
+        )
     return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup_v2",))
 
 
@@ -151,11 +177,17 @@ def seed_schemas(case: OwnTable) -> dict:
 def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
     tools, described = observation["results"]
     problem = description_problem(tools["value"], described, schemas, parameters=False)
-    return Mismatch("describe_tools()", "one function per tool in TOOLS, agreeing with it",
-                    f"{got_text(described)} ({problem})") if problem else None
+    return (
+        Mismatch(
+            "describe_tools()", "one function per tool in TOOLS, agreeing with it", f"{got_text(described)} ({problem})"
+        )
+        if problem
+        else None
+    )
 
 
 # ── describe_tools() against any table ───────────────────────────────────────
+
 
 def contract_key(args: dict) -> str:
     """A contract's args as the key of the schema expected for them: one key for two spellings of one contract."""
@@ -190,7 +222,7 @@ def description_problem(table: dict, result: dict, schemas: dict, parameters: bo
         if type(name) is not str or name not in table or name in seen:
             return f"name {py(name)} is not a tool of TOOLS, or comes twice"
         seen.add(name)
-        if not parameters:   # the list's check: names and descriptions
+        if not parameters:  # the list's check: names and descriptions
             if function.get("description") != table[name]["description"]:
                 return f"{name}: description is not TOOLS[{name!r}]['description']"
             continue
@@ -240,8 +272,10 @@ def schema_problem(want: dict, got, where: str) -> str | None:
         elif key == "properties":
             if type(theirs) is not dict or theirs.keys() != want[key].keys():
                 return f"{where}: properties should be {', '.join(want[key]) or 'none'}"
-            problem = next(filter(None, (schema_problem(want[key][name], theirs[name], f"{where}.{name}")
-                                         for name in want[key])), None)
+            problem = next(
+                filter(None, (schema_problem(want[key][name], theirs[name], f"{where}.{name}") for name in want[key])),
+                None,
+            )
             if problem:
                 return problem
         elif key == "items":
@@ -269,37 +303,50 @@ def probe_any(case: AnyTable) -> dict:
 
 def object_schemas(case: AnyTable) -> dict:
     """The JSON Schema each tool's parameters must be, by contract_key."""
-    return {contract_key(tool["args"]): oracle.object_schema(tool["args"])
-            for tool in values.decode(case.table).values()}
+    return {
+        contract_key(tool["args"]): oracle.object_schema(tool["args"]) for tool in values.decode(case.table).values()
+    }
 
 
 def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | None:
     (result,) = observation["results"]
     problem = description_problem(values.decode(case.table), result, schemas)
-    return Mismatch("describe_tools()", "one function per tool, agreeing with TOOLS",
-                    f"{got_text(result)} ({problem})") if problem else None
+    return (
+        Mismatch("describe_tools()", "one function per tool, agreeing with TOOLS", f"{got_text(result)} ({problem})")
+        if problem
+        else None
+    )
 
 
 @st.composite
 def any_tables(d) -> AnyTable:
     table = {}
     for name in draw.names(d, 1, 3):
-        table[name] = {"description": draw.pick(d, ("Stock of a SKU.", "Days to deliver.", "재고 조회")),
-                       "args": draw.contract(d, 4), "returns": {}, "body": [{"return": {}}]}
+        table[name] = {
+            "description": draw.pick(d, ("Stock of a SKU.", "Days to deliver.", "재고 조회")),
+            "args": draw.contract(d, 4),
+            "returns": {},
+            "body": [{"return": {}}],
+        }
     return AnyTable(table)
 
 
 def _fixed(*contracts: dict) -> tuple[AnyTable, ...]:
     """One table a contract: a schema mistake shows under every seed, on the smallest table that has it."""
-    return tuple(AnyTable({"t": {"description": "A tool.", "args": contract, "returns": {}, "body": [{"return": {}}]}})
-                 for contract in contracts)
+    return tuple(
+        AnyTable({"t": {"description": "A tool.", "args": contract, "returns": {}, "body": [{"return": {}}]}})
+        for contract in contracts
+    )
 
 
 # Every keyword describe_tools must write, each in a table of its own (describes_any_table's fixed cases).
 SCHEMA_CASES = _fixed(
     *({"x": {"type": kind}} for kind in ("str", "int", "float", "bool", "list", "dict", "any")),
-    {"x": {"type": "str", "allowed": ["a", "b"]}}, {"x": {"type": "int", "min": 1}}, {"x": {"type": "float", "max": 2.5}},
-    {"x": {"type": "str"}, "y": {"type": "int", "required": False}}, {},
+    {"x": {"type": "str", "allowed": ["a", "b"]}},
+    {"x": {"type": "int", "min": 1}},
+    {"x": {"type": "float", "max": 2.5}},
+    {"x": {"type": "str"}, "y": {"type": "int", "required": False}},
+    {},
     {"x": {"type": "dict", "properties": {"y": {"type": "int", "min": 0}}}},
     {"x": {"type": "list", "items": {"type": "str", "allowed": ["a"]}}},
     {"x": {"type": "list", "items": {"type": "dict", "properties": {"y": {"type": "bool", "required": False}}}}},
@@ -313,13 +360,29 @@ OWN = st.just(OwnTable())
 
 # The sentences of notebook 01 and agtool/tools.py each check judges (tests/test_spec_agreement.py).
 SPEC = {
-    1: ('Each TOOLS entry is a dict with fn (the function itself, not its name), description, args and returns; upgrade, if any, names another tool of TOOLS.',),
-    2: ("stock_lookup's limit is an int from 1 to 2, its rows a list of at most 2 items {region: str, qty: int >= 0}, and its upgrade is stock_lookup_v2.",),
-    3: ('stock_lookup_v2 takes and gives what stock_lookup does (the same args and returns), has no upgrade of its own, and its fn is inventory.stock_lookup_v2, the endpoint that honours limit.',),
-    4: ('delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.',),
-    5: ('describe_tools() gives one {"type": "function", "function": {...}} entry per tool of TOOLS, and nothing else.',),
-    6: ('Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum for min and max; required lists the required args; additionalProperties is false. A description, or a default, in an arg spec is an extra that no check reads.',),
+    1: (
+        "Each TOOLS entry is a dict with fn (the function itself, not its name), description, args and returns; "
+        "upgrade, if any, names another tool of TOOLS.",
+    ),
+    2: (
+        "stock_lookup's limit is an int from 1 to 2, its rows a list of at most 2 items {region: str, qty: int >= 0},"
+        " and its upgrade is stock_lookup_v2.",
+    ),
+    3: (
+        "stock_lookup_v2 takes and gives what stock_lookup does (the same args and returns), has no upgrade of its "
+        "own, and its fn is inventory.stock_lookup_v2, the endpoint that honours limit.",
+    ),
+    4: ("delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.",),
+    5: (
+        'describe_tools() gives one {"type": "function", "function": {...}} entry per tool of TOOLS, and nothing else.',
+    ),
+    6: (
+        "Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum for min and max; "
+        "required lists the required args; additionalProperties is false. A description, or a default, in an arg spec"
+        " is an extra that no check reads.",
+    ),
 }
+
 
 @STAGE.check(number=1, spec=SPEC[1], points=2, examples=1)
 def tools_is_a_table():
@@ -331,7 +394,9 @@ def tools_is_a_table():
     return OWN
 
 
-@STAGE.check(number=2, spec=SPEC[2], points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
+@STAGE.check(
+    number=2, spec=SPEC[2], points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup)
+)
 def stock_lookup_contract():
     """TOOLS["stock_lookup"] has the seed's contract and its upgrade is stock_lookup_v2
 
@@ -360,8 +425,16 @@ def delivery_eta_contract():
     return OWN
 
 
-@STAGE.check(number=5, spec=SPEC[5], points=1, examples=1, needs=("tools_is_a_table",), probe=probe_described,
-             expect=seed_schemas, compare=compare_own_description)
+@STAGE.check(
+    number=5,
+    spec=SPEC[5],
+    points=1,
+    examples=1,
+    needs=("tools_is_a_table",),
+    probe=probe_described,
+    expect=seed_schemas,
+    compare=compare_own_description,
+)
 def describes_own_tools():
     """describe_tools() describes every tool of TOOLS, and nothing else
 
@@ -370,8 +443,17 @@ def describes_own_tools():
     return OWN
 
 
-@STAGE.check(number=6, spec=SPEC[6], points=2, examples=8, always=SCHEMA_CASES, probe=probe_any, expect=object_schemas, compare=compare_any,
-             show=lambda case: show_table(case.table, ("args",)))
+@STAGE.check(
+    number=6,
+    spec=SPEC[6],
+    points=2,
+    examples=8,
+    always=SCHEMA_CASES,
+    probe=probe_any,
+    expect=object_schemas,
+    compare=compare_any,
+    show=lambda case: show_table(case.table, ("args",)),
+)
 def describes_any_table():
     """describe_tools() gives valid JSON Schema that agrees with any contract table
 

@@ -22,8 +22,19 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from grader.kit import draw, values
-from grader.kit.checks.common import (ETA_RETURNS, SEED_RETURNS, call, entry, got_text,
-                                   one_of, py, reason_ok, request, show_table, value_of)
+from grader.kit.checks.common import (
+    ETA_RETURNS,
+    SEED_RETURNS,
+    call,
+    entry,
+    got_text,
+    one_of,
+    py,
+    reason_ok,
+    request,
+    show_table,
+    value_of,
+)
 from grader.kit.probing import Mismatch, Stage, without_oracle
 from grader.kit.trusted import oracle
 
@@ -47,14 +58,16 @@ def expect(case: Case) -> list[list[str]]:
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
     returns = values.decode(case.table[case.tool]["returns"])
-    for value, reasons, result in zip(case.calls, expected, observation["results"]):
+    for value, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
         if not reason_ok(value_of(result), reasons):
-            return _mismatch(case, value, one_of(reasons), result, advise(returns, values.decode(value), reasons, result))
+            return _mismatch(
+                case, value, one_of(reasons), result, advise(returns, values.decode(value), reasons, result)
+            )
     return None
 
 
 def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
-    for value, result in zip(case.calls, observation["results"]):
+    for value, result in zip(case.calls, observation["results"], strict=True):
         if "raised" in result or not (result["value"] is None or type(result["value"]) is str):
             return _mismatch(case, value, "None or a reason, never an exception", result, "")
     return None
@@ -77,7 +90,7 @@ STAGE = Stage(3, probe, show, expect, compare)
 
 HINTS = {
     "raised": "check_result never raises: check isinstance(value, dict) before you read a key, an item's "
-              "type before you read its keys, and a value's type before you compare it or take len().",
+    "type before you read its keys, and a value's type before you compare it or take len().",
     "not a dict": "Check isinstance(value, dict) before reading any key: anything else is shape:result.",
     "extra": "Keys the spec does not mention are allowed: check what the contract names, and only that.",
     "missing": "A key of the spec that is absent is shape:<key>.",
@@ -87,18 +100,18 @@ HINTS = {
     "any": "An any key takes every type; only emptiness (empty:<key>) can fail it.",
     "type": 'A value of the wrong type is shape:<key>: "4개" is not an int, a tuple is not a list.',
     "empty": 'An empty list, dict or str is not "no problem": empty:<key>, unless the spec says '
-             "allow_empty=True (an any key too).",
+    "allow_empty=True (an any key too).",
     "allow_empty": "allow_empty=True lets an empty list, dict or str through.",
     "falsy": "Only a list, dict or str can be empty: 0, False and None are values, not empty ones.",
     "too_big": "A list longer than max_len is too_big:<key>.",
     "max_len": "max_len is inclusive: a list of exactly max_len items passes.",
     "nan": "Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.",
     "nan without bounds": "NaN is refused only by a bound: a float key with no min and no max, or an any "
-                          "key, lets NaN through.",
+    "key, lets NaN through.",
     "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
     "range": "A number outside min..max is range:<key>; check each bound the spec has.",
     "items": "Check every item of a list with items against the item specs, items of items too "
-             "(check_fields calls itself), and an item that is not a dict is shape:<key>.",
+    "(check_fields calls itself), and an item that is not a dict is shape:<key>.",
     "path": "Name a field inside items by its dotted path: range:rows.qty, range:days.slots.qty.",
 }
 
@@ -109,11 +122,15 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
     if "raised" in result:
         if type(value) is not dict:
             return HINTS["not a dict"]
-        if any(isinstance(value.get(key), list) and "items" in spec and
-               not all(isinstance(element, dict) for element in value[key]) for key, spec in returns.items()):
+        if any(
+            isinstance(value.get(key), list)
+            and "items" in spec
+            and not all(isinstance(element, dict) for element in value[key])
+            for key, spec in returns.items()
+        ):
             return HINTS["items"]
         return HINTS["raised"]
-    if not reasons:   # a good value was refused: which edge?
+    if not reasons:  # a good value was refused: which edge?
         if type(got) is not str or not isinstance(value, dict):
             return ""
         kind, _, field = got.partition(":")
@@ -125,8 +142,13 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
                 return HINTS["int for float"]
             return HINTS["any"] if spec["type"] == "any" else ""
         if kind == "empty":
-            return HINTS["allow_empty"] if spec.get("allow_empty") else HINTS["falsy"] if not isinstance(
-                item, (list, dict, str)) else ""
+            return (
+                HINTS["allow_empty"]
+                if spec.get("allow_empty")
+                else HINTS["falsy"]
+                if not isinstance(item, (list, dict, str))
+                else ""
+            )
         if kind == "too_big" and isinstance(item, list) and len(item) == spec.get("max_len"):
             return HINTS["max_len"]
         if kind == "range" and isinstance(item, (int, float)):
@@ -145,9 +167,12 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
         return ""
     if "shape:result" in reasons:
         return HINTS["not a dict"]
-    if all("." in reason for reason in reasons) or any(reason.split(":", 1)[1] in returns and
-                                                     "items" in returns[reason.split(":", 1)[1]] and
-                                                     reason.startswith("shape:") for reason in reasons):
+    if all("." in reason for reason in reasons) or any(
+        reason.split(":", 1)[1] in returns
+        and "items" in returns[reason.split(":", 1)[1]]
+        and reason.startswith("shape:")
+        for reason in reasons
+    ):
         return HINTS["items"]
     kinds = {reason.split(":", 1)[0] for reason in reasons}
     if len(kinds) != 1:
@@ -199,8 +224,11 @@ def _safe_value(d, spec: dict):
     if kind in ("int", "float"):
         low, high = spec.get("min"), spec.get("max")
         if low is not None and high is not None:
-            inside = [low + step * (high - low) for step in (0.25, 0.5, 0.75)] if kind == "float" \
+            inside = (
+                [low + step * (high - low) for step in (0.25, 0.5, 0.75)]
+                if kind == "float"
                 else list(range(low + 1, high))
+            )
         elif low is not None:
             inside = [low + 1.5, low + 3.25, low + 7.5] if kind == "float" else [low + 1, low + 3, low + 7]
         elif high is not None:
@@ -229,7 +257,7 @@ def _safe_dict(d, returns: dict) -> dict:
 def _plant_shape(d):
     spec = _safe_spec(d)
     wrong = draw.WRONG_RESULT[spec["type"]]
-    return spec, lambda d: draw.pick(d, (None,) + wrong)   # None here: the key is left out
+    return spec, lambda d: draw.pick(d, (None, *wrong))  # None here: the key is left out
 
 
 def _plant_empty(d):
@@ -252,7 +280,7 @@ def _outside(d, spec: dict):
     """A number outside the spec's bounds, never 0 (3.4's edge: a falsy value): farther out on its side."""
     value = draw.outside(d, spec)
     if value == 0:
-        value = spec["min"] - 100 if "min" in spec and not 0 >= spec["min"] else spec["max"] + 100
+        value = spec["min"] - 100 if "min" in spec and not spec["min"] <= 0 else spec["max"] + 100
     return float(value) if spec["type"] == "float" else value
 
 
@@ -277,7 +305,7 @@ def cases(d, mistake: str | None = None) -> Case:
             bad = bad_value(d)
             if bad is not None:
                 value[key] = bad
-        elif draw.chance(d, 3):   # extra keys are allowed (3.1's own)
+        elif draw.chance(d, 3):  # extra keys are allowed (3.1's own)
             value[draw.fresh_name(returns, "extra")] = d(draw.LEAF)
         calls.append(value)
     tool = d(draw.NAMES)
@@ -287,8 +315,11 @@ def cases(d, mistake: str | None = None) -> Case:
 @st.composite
 def not_dicts(d) -> Case:
     tool = d(draw.NAMES)
-    return Case({tool: entry(returns=_safe_returns(d))}, tool,
-                tuple(draw.pick(d, draw.NOT_A_DICT) for _ in range(d(st.integers(1, 3)))))
+    return Case(
+        {tool: entry(returns=_safe_returns(d))},
+        tool,
+        tuple(draw.pick(d, draw.NOT_A_DICT) for _ in range(d(st.integers(1, 3)))),
+    )
 
 
 ITEM = {"region": {"type": "str"}, "qty": {"type": "int", "min": 1, "max": 90}}
@@ -318,8 +349,16 @@ def bad_items(d) -> Case:
 # Values no JSON tool sends, at keys with no bound and no items: a check that reads types answers them
 # without raising; which reason is right is 3.3's question, not this check's.
 # (A tuple is 3.3's: a tuple is not a list.)
-_ODD = ({"$set": [1]}, {"$bytes": "x"}, {"$object": 0}, {"$intkeys": [[1, "a"]]}, {"$set": []},
-        [{"$set": []}], {"a": {"$object": 0}}, [{"$bytes": ""}])
+_ODD = (
+    {"$set": [1]},
+    {"$bytes": "x"},
+    {"$object": 0},
+    {"$intkeys": [[1, "a"]]},
+    {"$set": []},
+    [{"$set": []}],
+    {"a": {"$object": 0}},
+    [{"$bytes": ""}],
+)
 _ODD_KINDS = ("str", "int", "float", "bool", "list", "dict")
 
 
@@ -341,8 +380,14 @@ def odd_values(d) -> Case:
 
 ROW = {"region": "seoul", "qty": 5}
 JEJU = {"sku": "A-100", "region": "jeju"}
-ALL_RETURNS = {"s": {"type": "str"}, "i": {"type": "int", "min": -5, "max": 10}, "f": {"type": "float"},
-               "b": {"type": "bool"}, "l": {"type": "list", "max_len": 3}, "d": {"type": "dict"}}
+ALL_RETURNS = {
+    "s": {"type": "str"},
+    "i": {"type": "int", "min": -5, "max": 10},
+    "f": {"type": "float"},
+    "b": {"type": "bool"},
+    "l": {"type": "list", "max_len": 3},
+    "d": {"type": "dict"},
+}
 ROWS = {"rows": {"type": "list", "items": ITEM}}
 DAYS = {"days": {"type": "list", "items": {"slots": {"type": "list", "items": ITEM}}}}
 
@@ -359,7 +404,7 @@ def eta(*values) -> Case:
     return Case({"delivery_eta": entry(returns=ETA_RETURNS)}, "delivery_eta", values)
 
 
-INCIDENTS = {   # in each, the smallest first: the first failing value is the one shown
+INCIDENTS = {  # in each, the smallest first: the first failing value is the one shown
     "good": (
         one(ALL_RETURNS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"k": 1}}),
         eta({**JEJU, "days": 5, "note": "extra keys are fine"}, {**JEJU, "days": 3}),
@@ -383,14 +428,26 @@ INCIDENTS = {   # in each, the smallest first: the first failing value is the on
     ),
     "empty": (
         one({"s": {"type": "str"}}, {"s": ""}),
-        one({"l": {"type": "list"}, "d": {"type": "dict", "allow_empty": False}}, {"l": [], "d": {"a": 1}},
-            {"l": [1], "d": {}}),
+        one(
+            {"l": {"type": "list"}, "d": {"type": "dict", "allow_empty": False}},
+            {"l": [], "d": {"a": 1}},
+            {"l": [1], "d": {}},
+        ),
         one({"v": {"type": "any"}}, {"v": ""}, {"v": []}, {"v": {}}),
-        one({"s": {"type": "str", "allow_empty": True}, "l": {"type": "list", "allow_empty": True},
-             "d": {"type": "dict", "allow_empty": True}, "v": {"type": "any", "allow_empty": True}},
-            {"s": "", "l": [], "d": {}, "v": []}),
-        one({"n": {"type": "int"}, "b": {"type": "bool"}, "f": {"type": "float"}, "v": {"type": "any"}},
-            {"n": 0, "b": False, "f": 0.0, "v": None}, {"n": 0, "b": False, "f": 0.0, "v": 0}),
+        one(
+            {
+                "s": {"type": "str", "allow_empty": True},
+                "l": {"type": "list", "allow_empty": True},
+                "d": {"type": "dict", "allow_empty": True},
+                "v": {"type": "any", "allow_empty": True},
+            },
+            {"s": "", "l": [], "d": {}, "v": []},
+        ),
+        one(
+            {"n": {"type": "int"}, "b": {"type": "bool"}, "f": {"type": "float"}, "v": {"type": "any"}},
+            {"n": 0, "b": False, "f": 0.0, "v": None},
+            {"n": 0, "b": False, "f": 0.0, "v": 0},
+        ),
         stock({"sku": "Z-999", "rows": []}, {"sku": "", "rows": [ROW]}),
     ),
     "too_big": (
@@ -402,8 +459,14 @@ INCIDENTS = {   # in each, the smallest first: the first failing value is the on
     "range": (
         one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
         one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
-        one({"x": {"type": "float", "min": 0.5, "max": 2.5}},
-            {"x": 0.25}, {"x": 3.0}, {"x": 0.5}, {"x": 2.5}, {"x": draw.NAN}),
+        one(
+            {"x": {"type": "float", "min": 0.5, "max": 2.5}},
+            {"x": 0.25},
+            {"x": 3.0},
+            {"x": 0.5},
+            {"x": 2.5},
+            {"x": draw.NAN},
+        ),
         one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
         one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
         one({"x": {"type": "float"}}, {"x": draw.NAN}, {"x": draw.INF}),
@@ -411,21 +474,38 @@ INCIDENTS = {   # in each, the smallest first: the first failing value is the on
         eta({**JEJU, "days": 72}, {**JEJU, "days": -1}, {**JEJU, "days": 14}),
     ),
     "items": (
-        one(ROWS, {"rows": [GOOD_ITEM, GOOD_ITEM]}, {"rows": [GOOD_ITEM, {"region": "", "qty": 500}]},
-            {"rows": [{"qty": 500}]}, {"rows": [GOOD_ITEM, {"region": 5, "qty": 500}]}, {"rows": [GOOD_ITEM, 3]},
-            {"rows": [None]}),
-        one(DAYS, {"days": [{"slots": [GOOD_ITEM]}, {"slots": [GOOD_ITEM, GOOD_ITEM]}]},
+        one(
+            ROWS,
+            {"rows": [GOOD_ITEM, GOOD_ITEM]},
+            {"rows": [GOOD_ITEM, {"region": "", "qty": 500}]},
+            {"rows": [{"qty": 500}]},
+            {"rows": [GOOD_ITEM, {"region": 5, "qty": 500}]},
+            {"rows": [GOOD_ITEM, 3]},
+            {"rows": [None]},
+        ),
+        one(
+            DAYS,
+            {"days": [{"slots": [GOOD_ITEM]}, {"slots": [GOOD_ITEM, GOOD_ITEM]}]},
             {"days": [{"slots": [GOOD_ITEM]}, {"slots": [{"region": "", "qty": 500}]}]},
-            {"days": [{"slots": [{"qty": 500}]}]}, {"days": [{"slots": [3]}]}),
+            {"days": [{"slots": [{"qty": 500}]}]},
+            {"days": [{"slots": [3]}]},
+        ),
         stock({"sku": "A-100", "rows": [{"region": "", "qty": -1}]}, {"sku": "A-100", "rows": [None]}),
     ),
     "odd": (
-        one({"s": {"type": "str"}, "l": {"type": "list"}, "d": {"type": "dict"}, "b": {"type": "bool"},
-             "n": {"type": "int"}},
+        one(
+            {
+                "s": {"type": "str"},
+                "l": {"type": "list"},
+                "d": {"type": "dict"},
+                "b": {"type": "bool"},
+                "n": {"type": "int"},
+            },
             {"s": {"$bytes": "x"}, "l": [1], "d": {"a": 1}, "b": True, "n": 1},
             {"s": "x", "l": {"$set": [1]}, "d": {"$intkeys": [[1, "a"]]}, "b": {"$object": 0}, "n": {"$bytes": "1"}},
             {"s": {"$object": 0}, "l": {"$set": []}, "d": {"a": {"$object": 0}}, "b": True, "n": {"$set": []}},
-            {"s": "x", "l": [{"$set": []}], "d": {"$intkeys": []}, "b": {"$bytes": ""}, "n": 1}),
+            {"s": "x", "l": [{"$set": []}], "d": {"$intkeys": []}, "b": {"$bytes": ""}, "n": 1},
+        ),
     ),
 }
 
@@ -433,20 +513,32 @@ INCIDENTS = {   # in each, the smallest first: the first failing value is the on
 # ── the checks ───────────────────────────────────────────────────────────────
 
 SPEC = {
-    1: ("check_result reads TOOLS[name] when it is called, and returns None when value meets its returns spec.",
-        "Keys the spec does not mention are allowed."),
+    1: (
+        "check_result reads TOOLS[name] when it is called, and returns None when value meets its returns spec.",
+        "Keys the spec does not mention are allowed.",
+    ),
     2: ("A value that is not a dict is shape:result.",),
-    3: ("A key of the spec that is missing, or a value of the wrong type, is shape:<key>: True is not an int, "
-        "4.0 is not an int, an int is a fine float (total=10 passes), and an any key takes every type.",),
-    4: ("An empty list, dict or str is empty:<key> unless the spec says allow_empty=True, in an any key too; "
-        "0, False and None are not empty.",),
+    3: (
+        "A key of the spec that is missing, or a value of the wrong type, is shape:<key>: True is not an int, "
+        "4.0 is not an int, an int is a fine float (total=10 passes), and an any key takes every type.",
+    ),
+    4: (
+        "An empty list, dict or str is empty:<key> unless the spec says allow_empty=True, in an any key too; "
+        "0, False and None are not empty.",
+    ),
     5: ("A list longer than max_len is too_big:<key>; exactly max_len items pass.",),
-    6: ("A number outside min..max is range:<key> (both bounds inclusive), NaN too; a float key with no min "
-         "and no max lets NaN through, and so does an any key.",),
-    7: ("Every item of a list with items is checked against the item specs, items of items too, and the "
-        "field is its dotted path: range:rows.qty; an item that is not a dict is shape:<key>.",),
-    8: ("check_result never raises: a set, bytes, an object or a dict with int keys where a key's value "
-        "should be still gets None or a reason.",),
+    6: (
+        "A number outside min..max is range:<key> (both bounds inclusive), NaN too; a float key with no min "
+        "and no max lets NaN through, and so does an any key.",
+    ),
+    7: (
+        "Every item of a list with items is checked against the item specs, items of items too, and the "
+        "field is its dotted path: range:rows.qty; an item that is not a dict is shape:<key>.",
+    ),
+    8: (
+        "check_result never raises: a set, bytes, an object or a dict with int keys where a key's value "
+        "should be still gets None or a reason.",
+    ),
 }
 
 
@@ -485,7 +577,7 @@ def refuses_empty_values():
 
     An empty list, dict or str is not "no problem": empty:<key>, unless the spec says allow_empty=True.
     0, False and None are values, not empty ones.
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("empty")
 
 
@@ -514,14 +606,16 @@ def checks_every_item():
 
     Check every item of the list against items, and name the field by its dotted path: range:rows.qty,
     shape:rows.qty.
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return bad_items()
 
 
-@STAGE.check(number=8, spec=SPEC[8], points=1, examples=4, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
+@STAGE.check(
+    number=8, spec=SPEC[8], points=1, examples=4, **without_oracle(judge_never_raises), always=INCIDENTS["odd"]
+)
 def never_raises():
     """check_result answers None or a reason, never an exception, when a key's value is a set, bytes, an object or a dict with int keys
 
     A tool can send anything back: check types before you index, compare or take len().
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return odd_values()
