@@ -228,12 +228,44 @@ def test_the_kit_has_what_students_need(kit, kit_tree):
     """Notebooks, the skeleton and the lab's other modules, the grader, and the files that set it all up."""
     files = set(kit_tree)
     for needed in ["README.md", "Makefile", "requirements.txt", "pyproject.toml", ".gitignore",
-                   "agtool/__init__.py", "agtool/tools.py", "agtool/inventory.py", "agtool/lab.py",
+                   "agtool/__init__.py", "agtool/tools.py", "agtool/contract.py", "agtool/inventory.py", "agtool/lab.py",
                    "agtool/panel.py", *(f"notebooks/{name}" for name in STAGE_NOTEBOOKS)]:
         assert needed in files
     assert {"grader/__init__.py", "grader/kit/public_probes.json", "grader/kit/selfcheck.py",   # check() needs them
             "grader/__main__.py", "grader/kit/cli.py"} <= files                               # and check N too
     assert (kit / "requirements.txt").read_bytes() == (ROOT / "requirements.txt").read_bytes()
+
+
+# The lab's table validation, which lives in agtool/contract.py: none of it is the lesson.
+TABLE_VALIDATION = ("def check_table", "class ContractError", "def _check_spec", "def _check_keys",
+                    "def _check_args", "def _check_returns", "def _is_type", "_ARG_KEYS", "_ENTRY_KEYS")
+
+
+def test_the_kits_tools_py_is_the_lesson_and_contract_py_the_labs_table_check(kit_tree):
+    """The student scrolls past no lab code: check_table and its helpers ship in agtool/contract.py, as they are."""
+    skeleton, contract = kit_tree["agtool/tools.py"].decode(), kit_tree["agtool/contract.py"].decode()
+    for code in TABLE_VALIDATION:
+        assert code not in skeleton, code
+        assert code in contract, code
+    assert contract == (ROOT / "agtool" / "contract.py").read_text()
+    assert "from agtool.contract import" in skeleton and skeleton.rstrip().endswith("check_table(TOOLS)"
+                                                                                    "  # this module's own table, "
+                                                                                    "whatever name it is imported under")
+
+
+def test_the_skeleton_takes_the_constants_from_the_lab_and_6_1_judges_a_module_that_changes_them(tmp_path):
+    """MAX_ATTEMPTS and DEFAULT_REGION are the lab's (agtool.contract), not the student's to write; the
+    stage-6 check of them still fails a module that sets its own."""
+    from grader.kit.grading import grade
+    from grader.kit.session import LocalSession
+    for name, value, expected in (("MAX_ATTEMPTS", "5", "3"), ("DEFAULT_REGION", "'jeju'", "'seoul'")):
+        path = tmp_path / f"{name}.py"
+        path.write_text(f"{REFERENCE}{name} = {value}\n")
+        (result,) = grade(str(path), LocalSession, only="6.1", stages=(6,)).results
+        assert not result.passed, result.message
+        assert (result.failure.call, result.failure.expected, result.failure.got) == (name, expected, value)
+    (result,) = grade(str(ROOT / release.STUDENT_MODULE), LocalSession, only="6.1", stages=(6,)).results
+    assert result.passed, result.message
 
 
 def test_the_kit_has_no_oracle_and_no_instructor_commands(kit, kit_tree):

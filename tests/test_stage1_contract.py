@@ -1,11 +1,13 @@
 """Stage 1 · contract: the TOOLS table, describe_tools() drawn from it, and check_table() guarding it."""
 
+import ast
+import importlib.util
 import json
 
 import jsonschema
 import pytest
 
-from agtool import inventory, tools
+from agtool import contract, inventory, tools
 
 pytestmark = pytest.mark.stage1
 
@@ -182,3 +184,38 @@ def test_check_table_checks_the_live_table(table):
     table["stock_lookup"]["args"]["limit"]["min"] = 3
     with pytest.raises(tools.ContractError, match="stock_lookup.*limit"):
         tools.check_table()
+
+
+# ── where check_table lives: agtool/contract.py, the lab's part ──────────────
+
+def test_tools_keeps_the_labs_names_from_agtool_contract():
+    """tools.check_table, tools.ContractError and the constants are the lab's own, one definition each."""
+    assert tools.check_table is contract.check_table and tools.ContractError is contract.ContractError
+    for name in ("JSON_TYPES", "MAX_INT_BITS", "MAX_ATTEMPTS", "DEFAULT_REGION"):
+        assert getattr(tools, name) is getattr(contract, name), name
+    assert tools._PY_TYPES is contract.PY_TYPES   # what the student's has_type reads
+
+
+def test_contract_imports_nothing_of_agtool_at_import():
+    """agtool.tools imports agtool.contract: an import back at module level would be circular, and the
+    oracle, which imports the constants, would then hold the reference."""
+    tree = ast.parse(open(contract.__file__).read())
+    at_top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    names = [alias.name for node in at_top for alias in node.names]
+    names += [node.module for node in at_top if isinstance(node, ast.ImportFrom)]
+    assert not [name for name in names if name and name.startswith("agtool")], names
+
+
+def test_a_tools_py_imported_under_another_name_checks_its_own_table(tmp_path):
+    """The import-time check reads the module's own TOOLS, not agtool.tools's: the grader imports a
+    submission under a name of its own, and its mistake must be the one refused."""
+    source = open(tools.__file__).read()
+    good = '"limit": {"type": "int", "min": 1, "max": 2}}'
+    assert source.count(good) == 1
+    path = tmp_path / "tools.py"
+    path.write_text(source.replace(good, '"limit": {"type": "int", "min": 3, "max": 2}}'))
+    spec = importlib.util.spec_from_file_location("another_tools", path)
+    with pytest.raises(tools.ContractError) as refused:
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert str(refused.value) == "TOOLS['stock_lookup']['args']['limit']: 'min' 3 is above 'max' 2"
+    assert tools.check_table() is None   # the lab's own table is untouched
