@@ -624,6 +624,8 @@ def run(request: dict, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = Non
     request is {"tool": name, "args": {...}}.
     The state holds tool, args, result (the last envelope), reasons, path, attempts, status and answer.
     A call that succeeds goes straight to answer: status "answered", one door call, through the memo run is given.
+    The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É
+    too, never escaped), and a value JSON cannot show (keys of mixed types) is answered too.
     A fix is looked up by the full reason, then by its <stage>:<check> prefix;
     a fixable reason takes the fix edge and calls again.
     A reason with no fix (result:empty above all) goes straight to give_up: one door call.
@@ -631,6 +633,8 @@ def run(request: dict, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = Non
     help when it returns None (no upgrade) or when its field is not an arg of
     the contract (a dotted field such as where.min_qty).
     At most max_attempts door calls; max_attempts=0 makes none.
+    Any int is a limit: a run of max_attempts calls is never cut short, and a huge max_attempts
+    (2 ** 40) costs nothing until the calls are made.
     A max_attempts that is not an int (True and False included) makes no call:
     the state is {"tool": None, "args": None, "result": None, "reasons":
     ["run:type:max_attempts"], "path": [], "attempts": 0, "status": "gave_up", "answer": None}.

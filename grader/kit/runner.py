@@ -141,7 +141,7 @@ class Child:
 
     def install(self, table: dict) -> None:
         """The table's tools, with stub bodies that the parent runs, become the contents of the module's TOOLS."""
-        tools = spies.build_table(table, lambda name: _stub(name, self.body))
+        tools = spies.build_table(interned(table), lambda name: _stub(name, self.body))
         current = getattr(self.module, "TOOLS", None)
         if not isinstance(current, dict):
             current = {}
@@ -186,6 +186,19 @@ class Child:
         for key in path[1:]:
             found = found[key]
         return found
+
+
+def interned(value: Any) -> Any:
+    """value with every str in it interned, keys too: a table as one written in Python is, whose
+    type names are the very objects of the module's literals ("list" is "list"), where json.loads
+    makes new ones. A check written `kind is "list"` then behaves in the grade as in the notebook."""
+    if type(value) is str:
+        return sys.intern(value)
+    if type(value) is list:
+        return [interned(item) for item in value]
+    if type(value) is dict:
+        return {interned(key) if type(key) is str else key: interned(item) for key, item in value.items()}
+    return value
 
 
 def _stub(name: str, body: Body) -> Callable:

@@ -73,6 +73,10 @@ MUTANTS = [
     mutant("items of items ignored",
            'if kind == "list" and "items" in spec:', 'if kind == "list" and "items" in spec and spec["items"]["type"] != "list":',
            "2.7"),
+    mutant("is for == on a type name (list)",   # a literal table interns "list": no item is checked
+           'if kind == "list" and "items" in spec:', 'if kind is not "list" and "items" in spec:', "2.7"),
+    mutant("is for == on a type name (dict)",
+           'if kind == "dict" and "properties" in spec:', 'if kind is not "dict" and "properties" in spec:', "2.7"),
     mutant("nested fields named without their path",
            'reason = check_arg_fields(spec["properties"], value, prefix=f"{prefix}{arg}.")',
            'reason = check_arg_fields(spec["properties"], value, prefix="")',

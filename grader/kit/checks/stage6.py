@@ -97,7 +97,8 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     answered = state["status"] == "answered"
     checks = (
         ("status", got.get("status") == state["status"]),
-        ("answer", type(got.get("answer")) is str and got["answer"] != "" if answered else got.get("answer") is None),
+        ("answer", answer_shows(got.get("answer"), state["result"]["value"]) if answered
+         else got.get("answer") is None),
         ("attempts", values.same(got.get("attempts"), state["attempts"])),
         ("reasons", values.same(got.get("reasons"), state["reasons"])),
         ("result", values.same(got.get("result"), state["result"])
@@ -110,13 +111,42 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     return f"{', '.join(wrong)} not as expected" if wrong else None
 
 
+def answer_shows(answer, value) -> bool:
+    """A non-empty sentence that shows every non-ASCII text of the value as it is ("É", never "\\u00c9")."""
+    return type(answer) is str and answer != "" and all(text in answer for text in _non_ascii(value))
+
+
+def _non_ascii(value):
+    if type(value) is str and not value.isascii():
+        yield value
+    elif type(value) is list:
+        for item in value:
+            yield from _non_ascii(item)
+    elif type(value) is dict:
+        for key, item in value.items():
+            yield from _non_ascii(key)
+            yield from _non_ascii(item)
+
+
 def compare(case: Case, expected: list[tuple[dict, dict]], observation: dict) -> Mismatch | None:
     for (req, kwargs, shared), (state, runs), result in zip(case.runs, expected, observation["results"]):
         problem = run_problem(state, runs, result)
         if problem:
             return Mismatch(_call_text(req, kwargs, shared), show_state(state, runs),
-                            f"{show_got(result)} ({problem})")
+                            f"{show_got(result)} ({problem})", answer_hint(state, problem))
     return None
+
+
+ANSWER_HINT = ("Build the answer from the value with json.dumps(value, sort_keys=True, ensure_ascii=False): "
+               "non-ASCII text as it is; and catch the TypeError sort_keys raises on keys of mixed types.")
+
+
+def answer_hint(state: dict, problem: str) -> str:
+    """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show."""
+    if state.get("status") != "answered":
+        return ""
+    cannot_show = values.is_marker(state["result"]["value"])
+    return ANSWER_HINT if problem.startswith("answer") or problem == "run raised" and cannot_show else ""
 
 
 def show_state(state: dict, runs: dict) -> str:
@@ -158,6 +188,9 @@ BODIES = {
     "not_a_dict": [{"return": [["sku", "A-100"]]}],
     "raise": [{"raise": "KeyError"}],
     "flaky": [{"raise": "TimeoutError"}, {"return": {"sku": "A-100", "rows": [_ROW]}}],
+    "accented": [{"return": {"sku": "É-100 à Jeju", "rows": [_ROW]}}],
+    # an extra key that is no str: check_result lets it be, json.dumps(..., sort_keys=True) cannot sort the keys
+    "mixed_keys": [{"return": {"$intkeys": [["sku", "A-100"], ["rows", [_ROW]], [1, "extra"]]}}],
 }
 
 # The arg names a world's contracts use: far apart, so a misspelling is close to one only.
@@ -273,8 +306,14 @@ def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_A
 ASK = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 1}}
 MISSPELT = {"tool": "stock", "args": {"sku": "A-100", "regoin": "busan", "limit": 1}}
 EVERYTHING_WRONG = {"tool": "stock", "args": {"sku": "D-400", "region": "mars", "limit": 5}}
+# Six distinct fixable reasons in a row (unknown:regoin, unknown:limti, unknown:zz, allowed:region, range:limit,
+# result:too_big), then the upgrade answers: 7 door calls, 15 graph steps, more than a recursion limit below
+# 2 * max_attempts + 2 allows.
+CHAIN = {"tool": "stock", "args": {"sku": "D-400", "regoin": "mars", "limti": 5, "zz": 1}}
+HUGE_LIMIT = 2 ** 40   # any int is a limit: run must not build anything of max_attempts' size
 INCIDENTS = {
-    "answers": (stock("good", None, (ASK, None), (ASK, 1)),
+    "answers": (stock("good", None, (ASK, None), (ASK, 1)), stock("accented", None, (ASK, None)),
+                stock("mixed_keys", None, (ASK, None)),
                 Case(stock("good", None).table, ((ASK, {}, True), (ASK, {}, True), (ASK, {"max_attempts": 1}, True)))),
     "fixes": (stock("too_big", "good", (EVERYTHING_WRONG, 5)),
               stock("good", None, (MISSPELT, None))),
@@ -282,7 +321,8 @@ INCIDENTS = {
     "repeats": (stock("good", None, (EVERYTHING_WRONG, None), contract={**STOCK_ARGS, "region": {
         "type": "str", "allowed": ["busan"]}}),),
     "limit": (stock("too_big", "good", (EVERYTHING_WRONG, None), (EVERYTHING_WRONG, 0), (EVERYTHING_WRONG, 2),
-                    (EVERYTHING_WRONG, 1), (EVERYTHING_WRONG, -1)),),
+                    (EVERYTHING_WRONG, 1), (EVERYTHING_WRONG, -1)),
+              stock("too_big", "good", (CHAIN, 7), (ASK, HUGE_LIMIT))),
     "odd limits": (stock("good", None, *[(ASK, {"max_attempts": limit}) for limit in (True, False, 2.0, "3", [3])]),
                    Case(stock("good", None).table, ((ASK, {"max_attempts": None}, False),))),
 }
@@ -303,6 +343,8 @@ SPEC = {
                  "nodes pick, call, fix, answer and give_up.",
     "answers": "A call that succeeds goes straight to answer: status \"answered\", one door call, through the memo "
                "run is given.",
+    "answer text": "The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É "
+                   "too, never escaped), and a value JSON cannot show (keys of mixed types) is answered too.",
     "fixes": "A fix is looked up by the full reason, then by its <stage>:<check> prefix; a fixable reason takes "
              "the fix edge and calls again.",
     "gives up": "A reason with no fix (result:empty above all) goes straight to give_up: one door call.",
@@ -310,6 +352,8 @@ SPEC = {
                    "returns None (no upgrade) or when its field is not an arg of the contract (a dotted field "
                    "such as where.min_qty).",
     "limit": "At most max_attempts door calls; max_attempts=0 makes none.",
+    "long runs": "Any int is a limit: a run of max_attempts calls is never cut short, and a huge max_attempts "
+                 "(2 ** 40) costs nothing until the calls are made.",
     "odd limit": "A max_attempts that is not an int (True and False included) makes no call: the state is "
                  "{\"tool\": None, \"args\": None, \"result\": None, \"reasons\": [\"run:type:max_attempts\"], "
                  "\"path\": [], \"attempts\": 0, \"status\": \"gave_up\", \"answer\": None}.",
@@ -360,7 +404,7 @@ def constants_and_graph():
     return st.just(Setup())
 
 
-@STAGE.check(number=2, points=2, examples=3, always=INCIDENTS["answers"], spec=(SPEC["answers"],))
+@STAGE.check(number=2, points=2, examples=3, always=INCIDENTS["answers"], spec=(SPEC["answers"], SPEC["answer text"]))
 def answers():
     """run answers a request whose call succeeds, one door call, through the memo it is given
 
@@ -444,7 +488,7 @@ LIMIT_HINTS = {"odd": "Check max_attempts first: unless it is an int (and not a 
 
 
 @STAGE.check(number=6, points=2, examples=3, always=INCIDENTS["limit"] + INCIDENTS["odd limits"],
-             compare=compare_limit, spec=(SPEC["limit"], SPEC["odd limit"]))
+             compare=compare_limit, spec=(SPEC["limit"], SPEC["odd limit"], SPEC["long runs"]))
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default); one that is not an int makes none
 
