@@ -16,7 +16,7 @@ import contextlib
 import os
 import statistics
 import timeit
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, ConfigDict, Field, validate_call
@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, validate_call
 from agtool import tools
 
 NAME = "bench_stock_lookup"  # a table entry of the bench's own, with stock_lookup's contract
-ARGS = {"sku": "A-100", "region": "seoul", "limit": 2}
+ARGS: dict[str, Any] = {"sku": "A-100", "region": "seoul", "limit": 2}
 VALUE = {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}, {"region": "busan", "qty": 3}]}
 
 
@@ -92,7 +92,7 @@ def measure(number: int | None = None, rounds: int = 7, repeat: int = 3) -> list
     each round, so a burst of load from elsewhere on the machine hits them all alike; the
     rounds differ by that load alone, so their spread is the noise a verdict must beat.
     """
-    memo = {}
+    memo: dict = {}
     with bench_tool():
         assert tools.call_memo(NAME, ARGS, memo)["ok"]  # fill the memo, so every timed call is a hit
         calls = {

@@ -60,7 +60,7 @@ def make_requests(n: int = 200, seed: int = 0) -> list[dict]:
     requests = []
     for _ in range(n):
         tool = rng.choice(["stock_lookup", "stock_lookup_v2", "delivery_eta"])
-        args = {"sku": rng.choice(skus), "region": rng.choice(inventory.REGIONS)}
+        args: dict[str, str | int] = {"sku": rng.choice(skus), "region": rng.choice(inventory.REGIONS)}
         if tool != "delivery_eta":
             args["limit"] = rng.choice([1, 2])
         requests.append({"tool": tool, "args": args})
@@ -119,7 +119,8 @@ AGENTS: dict[str, Callable[[Any, Any], tuple[str, Any]]] = {
 @contextlib.contextmanager
 def counting_bodies():
     """Inside the block every TOOLS body counts its runs into the Counter it yields; then the bodies are back."""
-    runs, saved = Counter(), {name: entry["fn"] for name, entry in tools.TOOLS.items()}
+    runs: Counter[str] = Counter()
+    saved = {name: entry["fn"] for name, entry in tools.TOOLS.items()}
     for name, fn in saved.items():
         tools.TOOLS[name]["fn"] = _counted(name, fn, runs)
     try:
@@ -189,7 +190,8 @@ class Experiment:
         return sum(run.truth is not None for run in self.runs if run.agent == next(iter(AGENTS)))
 
     def chart(self) -> "Figure | Raised":
-        return Raised(self.not_ready) if self.not_ready is not None else outcome_chart(self.table())
+        table = self.table()
+        return table if isinstance(table, Raised) else outcome_chart(table)
 
     def where(self, agent: str, outcome: str) -> list[Run]:
         """The runs of one agent that ended one way, to look at."""

@@ -282,7 +282,7 @@ def retry_until_ok(name: str, args: dict, budget: int = 50) -> dict:
     `budget` stands in for "forever" so the notebook can go on; a real loop
     has no such stop (LangGraph's default recursion limit is about 10,000 steps).
     """
-    reasons = Counter()
+    reasons: Counter[str] = Counter()
     for calls in range(1, budget + 1):
         envelope = tools.call_tool(name, args)
         if envelope["ok"]:

@@ -105,7 +105,7 @@ class NoisyPicker:
     def pick(self, request: Any) -> tuple[Any, Any, list[str]]:
         """(tool, args, the names of the mistakes made), in MISTAKES order."""
         tool, args = pick_by_rules(request)
-        made = []
+        made: list[str] = []
         for name, mistake in MISTAKES.items():
             tried = self.random.random() < self.rates[name]
             rng = random.Random(self.random.random())  # drawn every time, so the stream never shifts

@@ -44,14 +44,16 @@ class CheckReport:
     def __repr__(self) -> str:
         from grader.kit.report import text_table
 
-        return self.problem or "\n".join(filter(None, (self.note, text_table(self.grade), self._replay_line())))
+        if self.problem or self.grade is None:
+            return self.problem
+        return "\n".join(filter(None, (self.note, text_table(self.grade), self._replay_line())))
 
     def _repr_html_(self) -> str:
         import html
 
         from grader.kit.report import html_table
 
-        if self.problem:
+        if self.problem or self.grade is None:
             return f"<p>{html.escape(self.problem)}</p>"
         note = f"<p><i>{html.escape(self.note)}</i></p>" if self.note else ""
         replay = f"<p>{html.escape(self._replay_line())}</p>" if self._replay_line() else ""

@@ -1,8 +1,6 @@
 """python -m grader.bench: grading a class against executing the notebooks (grader/instructor/bench.py)."""
 
-import sys
-
 from grader.instructor.bench import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

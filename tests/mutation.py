@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import agtool
+from grader.kit.checks import STAGES
 from grader.kit.grading import grade
 from grader.kit.session import LocalSession
 
@@ -37,5 +38,5 @@ def mutant(rule: str, old: str, new: str, *fails: str) -> Mutant:
 
 def verdicts(path: Path, seed: int, stages: tuple[int, ...] | None = None) -> dict[str, bool]:
     """label -> passed, for every check of `stages` (all by default)."""
-    kwargs = {"stages": stages} if stages else {}
-    return {result.check.label: result.passed for result in grade(str(path), LocalSession, seed=seed, **kwargs).results}
+    graded = grade(str(path), LocalSession, seed=seed, stages=stages or tuple(STAGES))
+    return {result.check.label: result.passed for result in graded.results}

@@ -64,6 +64,7 @@ def _names() -> list[str]:
 @pytest.mark.parametrize("case", _names())
 def test_bad_input_gets_one_line_that_says_what_to_do_and_exit_code_2(case, tmp_path, capsys):
     argv, words = cases(tmp_path)[case]
+    code: int | str | None
     try:
         code = main(argv)
     except SystemExit as exit:  # argparse's refusals

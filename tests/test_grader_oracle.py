@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader.instructor import oracle
-from grader.kit import spies, values
+from grader.kit import spies, trusted, values
 from grader.kit.checks import stage2, stage3, stage4, stage5, stage6
+from grader.kit.errors import GraderError
 from grader.kit.runner import load
 
 pytestmark = pytest.mark.grader
@@ -148,7 +149,7 @@ def test_memo_key_is_the_references(args):
 def test_run_comes_to_what_the_reference_comes_to(case):
     """The trusted loop predicts the reference graph's runs: status, attempts, reasons, last envelope, body runs."""
     bodies = with_table(case.table)
-    memo = {}
+    memo: dict = {}
     for (req, limit, shared), (state, runs) in zip(case.runs, stage6.expected_runs(case), strict=True):
         before = spies.runs(bodies)
         kwargs = ({} if limit is None else {"max_attempts": limit}) | ({"memo": memo} if shared else {})
@@ -196,8 +197,20 @@ def test_misspellings_are_close_to_one_name_only():
 
 
 def test_oracle_never_imports_the_reference():
-    """The oracle is the spec's, not a copy of the reference's accidents."""
+    """The oracle is the spec's, not a copy of the reference's accidents: of agtool, only the constants both
+    share (agtool.contract)."""
     tree = ast.parse(Path(oracle.__file__).read_text())
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert not any(name.startswith("agtool") for name in imported)
+    imported |= {
+        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+    }  # None: from . import
+    assert [name for name in imported if name.startswith("agtool")] == ["agtool.contract"]
+
+
+def test_in_the_kit_a_use_of_the_oracle_names_itself():
+    """The kit has no oracle: a judge that reaches for it anyway raises the grader's own error, naming the call."""
+    absent = trusted._Absent("grader.instructor.oracle")
+    with pytest.raises(GraderError, match=r"oracle\.object_schema: the oracle is not in the student kit"):
+        absent.object_schema({})
+    assert getattr(absent, "__file__", None) is None  # what tools ask of any module: answered, not raised
+    assert trusted.oracle is oracle and trusted.present()  # here, in the repository, the real one

@@ -73,7 +73,7 @@ def test_the_same_lookup_again_and_again(table, spy):
     assert len(body.runs) == 5
 
     body.runs.clear()
-    memo = {}
+    memo: dict = {}
     envelopes = [tools.call_memo("stock_lookup_v2", {"sku": "B-200", **ASK}, memo) for _ in range(5)]
     assert len(body.runs) == 1
     assert all(e == envelopes[0] for e in envelopes) and envelopes[0]["ok"]
@@ -84,7 +84,7 @@ def test_the_same_lookup_again_and_again(table, spy):
 def test_the_same_lookup_in_five_runs_sharing_a_memo(table, spy):
     """Incident 4 across runs: five graph runs sharing one memo query the inventory once."""
     body = table["stock_lookup_v2"]["fn"] = spy(wraps=body_of("stock_lookup_v2"))
-    memo = {}
+    memo: dict = {}
     answers = {
         tools.run({"tool": "stock_lookup_v2", "args": {"sku": "B-200", **ASK}}, memo=memo)["answer"] for _ in range(5)
     }
@@ -93,7 +93,7 @@ def test_the_same_lookup_in_five_runs_sharing_a_memo(table, spy):
 
 
 # The seed agent's plan: stock first, then when it arrives in Jeju, then in Busan.
-PLAN = [
+PLAN: list[tuple[str, dict]] = [
     ("stock_lookup_v2", {"sku": "E-500", **ASK}),
     ("delivery_eta", {"sku": "E-500", "region": "jeju"}),
     ("delivery_eta", {"sku": "E-500", "region": "busan"}),

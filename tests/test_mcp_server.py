@@ -12,6 +12,7 @@ import sys
 import threading
 import types as pytypes
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -88,7 +89,7 @@ async def converse(params: StdioServerParameters, calls: dict, errlog, runs: Pat
     with anyio.fail_after(TIMEOUT):
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            said = {"listed": await session.list_tools()}
+            said: dict[str, Any] = {"listed": await session.list_tools()}
             for label, (name, arguments) in calls.items():
                 result = await session.call_tool(name, arguments)
                 said[label] = (result, runs.read_text().split() if runs and runs.exists() else [])
@@ -204,7 +205,9 @@ def test_a_body_that_prints_does_not_corrupt_the_wire(served):
     ],
 )
 def test_a_broken_door_is_an_error_result_too(door, reason):
-    result = mcp_server.through_the_door(pytypes.SimpleNamespace(call_tool=door), "t", {})
+    module = pytypes.ModuleType("tools")
+    module.__dict__["call_tool"] = door  # a stand-in for a tools.py: its only name the door reads
+    result = mcp_server.through_the_door(module, "t", {})
     assert result.is_error is True and text_of(result) == reason
 
 
@@ -234,6 +237,7 @@ def raw_session(lines: list[bytes], until_id: int) -> tuple[dict, bytes, int]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+    assert process.stdin and process.stdout and process.stderr  # all three piped, just above
     watchdog = threading.Timer(TIMEOUT, process.kill)  # a server that never answers fails, not hangs
     watchdog.start()
     try:

@@ -1,5 +1,7 @@
 """agtool.pickers: NoisyPicker makes the lesson's mistakes, reproducibly by seed, and fits the graph's model seat."""
 
+from typing import Any
+
 import pytest
 
 from agtool import tools
@@ -8,7 +10,7 @@ from agtool.pickers import DEFAULT_RATES, INVENTED_REGIONS, INVENTED_TOOLS, MIST
 
 pytestmark = pytest.mark.stage6
 
-STOCK = {"tool": "stock_lookup", "args": {"sku": "A-100", "region": "busan", "limit": 2}}
+STOCK: dict[str, Any] = {"tool": "stock_lookup", "args": {"sku": "A-100", "region": "busan", "limit": 2}}
 NEVER = dict.fromkeys(MISTAKES, 0.0)
 
 

@@ -4,15 +4,23 @@ The official SDKs run as they do against the real APIs, with an httpx2.MockTrans
 in place of the network: it answers each request with the next body in
 tests/recordings/ and keeps what the client sent, so both directions are checked
 as the SDK parses and serializes them. Tool bodies are spies that count their runs.
+
+The SDKs type their parameters as TypedDicts; agtool.schema and agtool.providers build plain
+JSON dicts, which is all the SDKs take at run time. Where one of ours goes into an SDK's call,
+mypy cannot see that the dict has the TypedDict's keys: the recorded request, compared here,
+is the proof instead (hence the `type: ignore[arg-type]`s, "our JSON dict").
 """
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import httpx2
 import openai
 import pytest
+from anthropic.types import MessageParam, TextBlock
+from openai.types.chat import ChatCompletionMessageParam
 
 from agtool import providers, schema, tools
 from agtool.providers import ToolCall
@@ -31,7 +39,8 @@ class Recorded:
 
     def __init__(self, *names: str, status: int = 200):
         self.bodies = [json.loads((RECORDINGS / f"{name}.json").read_text()) for name in names]
-        self.status, self.sent = status, []
+        self.status = status
+        self.sent: list[tuple[str, Any]] = []
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.sent.append((request.url.path, json.loads(request.content)))
@@ -75,9 +84,13 @@ def test_openai_chat_several_calls_through_the_door_and_back(bodies):
     """Three parallel calls: read, the strict null dropped, each through the door, answered by tool_call_id."""
     recorded = Recorded("openai_chat_three_calls", "openai_chat_final_answer")
     client = openai_client(recorded)
-    question = [{"role": "user", "content": QUESTION}]
+    question: list[ChatCompletionMessageParam] = [{"role": "user", "content": QUESTION}]
     described = schema.to_openai(tools.TOOLS)
-    completion = client.chat.completions.create(model="gpt-4.1-mini", messages=question, tools=described)
+    completion = client.chat.completions.create(
+        model="gpt-4.1-mini",
+        messages=question,
+        tools=described,  # type: ignore[arg-type]  # our JSON dict
+    )
     assert recorded.sent[0] == (
         "/v1/chat/completions",
         {"model": "gpt-4.1-mini", "messages": question, "tools": described},
@@ -97,21 +110,26 @@ def test_openai_chat_several_calls_through_the_door_and_back(bodies):
 
     replies = providers.openai_tool_messages(calls, envelopes)
     final = client.chat.completions.create(
-        model="gpt-4.1-mini", tools=described, messages=[*question, completion.choices[0].message.to_dict(), *replies]
+        model="gpt-4.1-mini",
+        tools=described,  # type: ignore[arg-type]  # our JSON dict
+        messages=[*question, completion.choices[0].message.to_dict(), *replies],  # type: ignore[list-item]  # our JSON dicts
     )
     _, sent = recorded.sent[1]
     assistant, *answers = sent["messages"][1:]
     assert [call["id"] for call in assistant["tool_calls"]] == [call.id for call in calls]
     assert [(a["role"], a["tool_call_id"]) for a in answers] == [("tool", call.id) for call in calls]
     assert [json.loads(a["content"]) for a in answers] == envelopes  # the model reads ok, value and the reason
-    assert final.choices[0].message.content.startswith("Seoul-1 has 5")
+    answer = final.choices[0].message.content
+    assert answer is not None and answer.startswith("Seoul-1 has 5")
 
 
 def test_openai_arguments_cut_off_get_their_own_reason_and_never_reach_a_body(bodies):
     """finish_reason "length" cut the second call's JSON: args:json:arguments; the first call still runs."""
     client = openai_client(Recorded("openai_chat_malformed_arguments"))
     completion = client.chat.completions.create(
-        model="gpt-4.1-mini", messages=[{"role": "user", "content": QUESTION}], tools=schema.to_openai(tools.TOOLS)
+        model="gpt-4.1-mini",
+        messages=[{"role": "user", "content": QUESTION}],
+        tools=schema.to_openai(tools.TOOLS),  # type: ignore[arg-type]  # our JSON dict
     )
     assert completion.choices[0].finish_reason == "length"
     first, broken = providers.openai_tool_calls(completion)
@@ -232,7 +250,7 @@ def test_openai_responses_calls_are_answered_by_call_id(bodies):
     client = openai_client(recorded)
     described = schema.to_openai_responses(tools.TOOLS)
     assert described[0] == {"type": "function", **schema.to_openai(tools.TOOLS)[0]["function"]}
-    response = client.responses.create(model="gpt-4.1", input=QUESTION, tools=described)
+    response = client.responses.create(model="gpt-4.1", input=QUESTION, tools=described)  # type: ignore[arg-type]  # our JSON dict
     assert recorded.sent[0][0] == "/v1/responses" and recorded.sent[0][1]["tools"] == described
 
     calls = providers.responses_tool_calls(response)
@@ -245,7 +263,11 @@ def test_openai_responses_calls_are_answered_by_call_id(bodies):
     assert bodies["stock_lookup"].runs == []
 
     outputs = providers.responses_tool_outputs(calls, envelopes)
-    final = client.responses.create(model="gpt-4.1", previous_response_id=response.id, input=outputs)
+    final = client.responses.create(
+        model="gpt-4.1",
+        previous_response_id=response.id,
+        input=outputs,  # type: ignore[arg-type]  # our JSON dict
+    )
     _, sent = recorded.sent[1]
     assert sent["previous_response_id"] == response.id
     assert [(item["type"], item["call_id"]) for item in sent["input"]] == [
@@ -262,9 +284,14 @@ def test_anthropic_tool_uses_through_the_door_and_back_as_tool_results(bodies):
     """Three tool_use blocks: input is an object; "2" for 2 and an unasked-for null are the door's to refuse."""
     recorded = Recorded("anthropic_three_tool_uses", "anthropic_final_answer")
     client = anthropic_client(recorded)
-    question = [{"role": "user", "content": QUESTION}]
+    question: list[MessageParam] = [{"role": "user", "content": QUESTION}]
     described = schema.to_anthropic(tools.TOOLS)
-    message = client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, messages=question, tools=described)
+    message = client.messages.create(
+        model="claude-sonnet-4-5",
+        max_tokens=1024,
+        messages=question,
+        tools=described,  # type: ignore[arg-type]  # our JSON dict
+    )
     assert recorded.sent[0][0] == "/v1/messages" and recorded.sent[0][1]["tools"] == described
 
     calls = providers.anthropic_tool_calls(message)
@@ -291,16 +318,18 @@ def test_anthropic_tool_uses_through_the_door_and_back_as_tool_results(bodies):
             {"type": "tool_result", "tool_use_id": calls[2].id, "is_error": True, "content": "args:type:warehouse"},
         ],
     }
+    asked = {"role": "assistant", "content": [block.to_dict() for block in message.content]}
     final = client.messages.create(
         model="claude-sonnet-4-5",
         max_tokens=1024,
-        tools=described,
-        messages=[*question, {"role": "assistant", "content": [block.to_dict() for block in message.content]}, reply],
+        tools=described,  # type: ignore[arg-type]  # our JSON dict
+        messages=[*question, asked, reply],  # type: ignore[list-item]  # our JSON dicts
     )
     _, sent = recorded.sent[1]
     assert sent["messages"][-1] == reply
     assert [block.get("id") for block in sent["messages"][1]["content"]][1:] == [call.id for call in calls]
-    assert final.content[0].text.startswith("Busan-1 has 3")
+    first = final.content[0]
+    assert isinstance(first, TextBlock) and first.text.startswith("Busan-1 has 3")
 
 
 def test_an_anthropic_input_sent_as_a_string_is_read_as_json():

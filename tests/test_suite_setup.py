@@ -1,5 +1,6 @@
 """How `make test` runs the suite in parallel (the repository's conftest.py): what must share a worker does."""
 
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,3 +34,46 @@ def test_a_notebooks_cells_go_to_one_worker_and_other_tests_each_alone(pytestcon
 def test_make_test_runs_on_every_core():
     rule = (ROOT / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0]
     assert "-m pytest -n auto" in rule
+
+
+def make_rule(target: str) -> str:
+    return (ROOT / "Makefile").read_text().split(f"\n{target}:", 1)[1].split("\n\n", 1)[0]
+
+
+def test_make_test_lints_first_with_ruff_and_mypy():
+    """Like minitorch's CI: lint fails fast, before the suite's many minutes."""
+    rule = make_rule("test")
+    assert rule.index("lint") < rule.index("-m pytest")
+    lint = make_rule("lint")
+    assert all(step in lint for step in ("ruff check", "ruff format --no-cache --check", "mypy"))
+
+
+def test_the_linters_are_pinned_exactly():
+    """A new ruff or mypy adds rules: CI must not fail with no change in the repository."""
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines() if "==" in line)
+    assert pins.keys() >= {"ruff", "mypy"}
+
+
+def test_ruff_skips_the_template_the_submissions_and_the_notebooks():
+    """Files broken on purpose, and a template that is not TOML yet, are not linted."""
+    listed = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "ruff"), "check", "--show-files", "agtool", "grader", "tests", "notebooks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    linted = [Path(line).resolve().relative_to(ROOT).as_posix() for line in listed if line.strip()]
+    assert "tests/test_suite_setup.py" in linted
+    skipped = ("grader/instructor/kit_template/", "tests/submissions/", "notebooks/")
+    assert not [path for path in linted if path.startswith(skipped)]
+    assert list((ROOT / "tests" / "submissions").rglob("*.py")) and list((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_the_student_kit_has_no_lint_step():
+    """A student is graded on the stages, not on formatting: the kit's Makefile runs no linter."""
+    from grader.instructor.release import kit_files
+
+    files = kit_files()
+    assert "ruff" not in files["Makefile"].decode() and "mypy" not in files["Makefile"].decode()
+    assert "[tool.ruff" not in files["pyproject.toml"].decode() and "[tool.mypy" not in files["pyproject.toml"].decode()

@@ -42,7 +42,7 @@ def write_class(folder: Path, size: int) -> None:
         (folder / f"student{number:02d}.py").write_text(f"{reference}\n# student {number}\n{mistake}")
 
 
-def time_class(size: int, jobs: int) -> tuple[float, list[int]]:
+def time_class(size: int, jobs: int) -> tuple[float, list[float]]:
     """(wall-clock seconds to grade the class, the totals)."""
     work = Path(tempfile.mkdtemp(prefix="agtool-bench-"))
     try:

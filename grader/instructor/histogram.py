@@ -10,8 +10,13 @@ from typing import Protocol
 
 
 class Scored(Protocol):
-    total: float
-    stages: dict[int, float]
+    """A gradebook row as the histogram reads it (read-only: classroom's Row is frozen)."""
+
+    @property
+    def total(self) -> float: ...
+
+    @property
+    def stages(self) -> dict[int, float]: ...
 
 
 def figure(rows: Sequence[Scored], stage_points: dict[int, int]):

@@ -36,7 +36,7 @@ class Grade:
         return sum(result.check.points for result in self.results)
 
     def stage_scores(self) -> dict[int, int]:
-        scores = {}
+        scores: dict[int, int] = {}
         for result in self.results:
             scores[result.check.stage] = scores.get(result.check.stage, 0) + result.score
         return scores
@@ -79,10 +79,10 @@ def grade_stage(
     try:
         for check in checks:
             done = {result.check.name: result for result in results}
-            died = next((result.message for result in results if result.died), None)
+            ended = next((result.message for result in results if result.died), None)
             unmet = [done[need] for need in check.needs if need in done and not done[need].passed]
-            if died:
-                result = CheckResult(check, False, f"not run: {died}")
+            if ended:
+                result = CheckResult(check, False, f"not run: {ended}")
             elif unmet and unmet[0].failure is None:  # blocked (cannot import, not implemented): say why again
                 result = CheckResult(check, False, unmet[0].message)
             elif unmet:

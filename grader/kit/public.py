@@ -52,7 +52,7 @@ def draw_probes(checks: list[Check]) -> dict[str, list[dict]]:
     """label -> its probes, {"case": ..., "expected": ...}, smallest first, no case twice (needs the oracle)."""
     probes = {}
     for check in checks:
-        cases = {}
+        cases: dict[str, Any] = {}
         for case in [*check.always, *drawn_cases(check)]:
             cases.setdefault(json.dumps(case_to_json(case), ensure_ascii=False), case)
         probes[check.label] = [

@@ -143,7 +143,7 @@ def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
 
 def summary(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
     """Total and per-stage scores, in Markdown."""
-    maxima = {}
+    maxima: dict[int, int] = {}
     for result in grade.results:
         maxima[result.check.stage] = maxima.get(result.check.stage, 0) + result.check.points
     scores = grade.stage_scores()
@@ -174,7 +174,7 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
-def write_atomically(path: str, text: str | bytes) -> None:
+def write_atomically(path: str | os.PathLike[str], text: str | bytes) -> None:
     """Write text (or bytes) to path so that a reader, or a crash, never sees half a file."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -192,11 +192,11 @@ def write_atomically(path: str, text: str | bytes) -> None:
         raise
 
 
-def write_results(grade: Grade, path: str, audience: Audience = INSTRUCTOR) -> None:
+def write_results(grade: Grade, path: str | os.PathLike[str], audience: Audience = INSTRUCTOR) -> None:
     write_atomically(path, json.dumps(results_json(grade, audience), indent=1, ensure_ascii=False) + "\n")
 
 
-def write_feedback(grade: Grade, path: str, audience: Audience = INSTRUCTOR) -> None:
+def write_feedback(grade: Grade, path: str | os.PathLike[str], audience: Audience = INSTRUCTOR) -> None:
     write_atomically(path, feedback_markdown(grade, audience))
 
 

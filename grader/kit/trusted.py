@@ -12,19 +12,37 @@ A sandboxed child never imports this module: it is the judge's (tests/test_trust
 import importlib
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+from grader.kit.errors import GraderError
+
+
+class _Absent(ModuleType):
+    """`oracle` in the kit: a judge that reaches for it anyway is the grader's bug, and says so
+    (rather than an AttributeError on None, or a type that says None to every caller)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # what tools ask of any module (__file__, __path__): it has none
+            raise AttributeError(name)
+        raise GraderError(
+            f"oracle.{name}: the oracle is not in the student kit; a check without it judges by stored answers"
+        )
+
 
 # Looked for beside this package only: an editable install of the repository would
 # otherwise lend its oracle to a kit run with the same Python.
 _HERE = (Path(__file__).resolve().parents[1] / "instructor" / "oracle.py").is_file()
-oracle: ModuleType | None = importlib.import_module("grader.instructor.oracle") if _HERE else None
+oracle: ModuleType = (
+    importlib.import_module("grader.instructor.oracle") if _HERE else _Absent("grader.instructor.oracle")
+)
 
 
 def present() -> bool:
-    return oracle is not None
+    return _HERE
 
 
 def bind(module) -> dict:
     """The trusted stand-ins for every stage (the in-process LocalSession's stage isolation); {} in the kit."""
-    if oracle is None:
+    if not _HERE:
         return {}
     return oracle.bind(module)

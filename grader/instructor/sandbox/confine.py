@@ -131,14 +131,14 @@ def enter(job: dict, keep: set[int]) -> None:
         # read past file modes: a Python installed under /root (pyenv) would otherwise
         # be unreadable to it, and so would every module the zygote did not preload.
         # Only with seccomp too: it refuses open_by_handle_at, the one call the capability adds.
-        keep = 1 << _CAP_DAC_READ_SEARCH if layers.landlock and layers.seccomp else 0
-        _libc.prctl(_PR_SET_KEEPCAPS, 1 if keep else 0, 0, 0, 0)
+        capabilities = 1 << _CAP_DAC_READ_SEARCH if layers.landlock and layers.seccomp else 0
+        _libc.prctl(_PR_SET_KEEPCAPS, 1 if capabilities else 0, 0, 0, 0)
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         if os.getresuid() != (uid, uid, uid):
             raise OSError("could not drop to the child's own uid")
-        _set_capabilities(keep)
+        _set_capabilities(capabilities)
         # A change of uid clears the parent-death signal: set it again, and make sure the
         # zygote did not die in between, or this child would outlive it.
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -178,11 +178,14 @@ def _redirect_output(workdir: str) -> None:
     output = os.open("output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     for fd, target in ((0, null), (1, output), (2, output)):
         os.dup2(target, fd)
-    os.close(null), os.close(output)
-    # Not in a with: these stay open for the child's whole life, as its standard streams.
-    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
-    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
-    sys.stderr = sys.__stderr__ = open(2, "w", closefd=False, errors="backslashreplace", buffering=1)  # noqa: SIM115
+    os.close(null)
+    os.close(output)
+    # Not in a with: these stay open for the child's whole life, as its standard streams; the
+    # __std*__ names too, what a submission would restore them from (typeshed calls them Final).
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    sys.stderr = open(2, "w", closefd=False, errors="backslashreplace", buffering=1)  # noqa: SIM115
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
 
 
 def _shut_inherited(keep: set[int]) -> None:

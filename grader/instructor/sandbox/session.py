@@ -48,7 +48,7 @@ class Limits:
 
 
 # How a child that died by a signal reads to a student.
-_DEATHS = {
+_DEATHS: dict[int, str] = {
     signal.SIGXFSZ: "wrote more than {output} MB of output or file (printing in a loop?)",
     signal.SIGXCPU: "used up its CPU time (an infinite loop?)",
     signal.SIGKILL: "was killed (out of memory?)",
@@ -133,7 +133,9 @@ class SandboxSession:
     """
 
     def __init__(self, path: str, stage: int, limits: Limits = Limits(), layers: confine.Layers | None = None):
-        self.limits, self._died, self._status = limits, None, None
+        self.limits = limits
+        self._died: SessionDied | None = None
+        self._status: int | None = None  # the child's wait status, once reaped
         self.layers = layers or confine.Layers.here()
         self.cleanup_problem: str | None = None
         self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-")
@@ -160,7 +162,8 @@ class SandboxSession:
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise
         finally:
-            os.close(from_parent), os.close(to_parent)
+            os.close(from_parent)
+            os.close(to_parent)
         self.uid = confine.child_uid(self.pid) if self.layers.drop_user else None
         self._to_child, self._from_child = to_child, from_child
         self._exited = os.pidfd_open(self.pid)  # the zygote reaps only when asked: the pid stays ours
@@ -318,9 +321,8 @@ def _private_copy(path: str, workdir: str) -> str:
 def _remove(workdir: str) -> str | None:
     """Remove a child's workdir; what could not be removed, said (never ignored)."""
     problems: list[str] = []
-    shutil.rmtree(
-        workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}")
-    ) if sys.version_info >= (3, 12) else shutil.rmtree(
-        workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}")
-    )
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}"))
+    else:
+        shutil.rmtree(workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}"))
     return f"could not remove {problems[0]}" if problems else None

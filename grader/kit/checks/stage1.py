@@ -9,6 +9,7 @@ JSON Schema meta-schema (jsonschema) and against the contract.
 import functools
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import jsonschema
 from hypothesis import strategies as st
@@ -34,7 +35,7 @@ ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
 ENTRY_KEYS = {"fn", "description", "args", "returns"}
 
 # (tool, kwargs) the grader runs the student's tool bodies with: where the seed's incidents happen
-BODY_CALLS = (
+BODY_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("stock_lookup", {"sku": "D-400", "region": "seoul", "limit": 1}),
     ("stock_lookup_v2", {"sku": "D-400", "region": "seoul", "limit": 1}),
     ("stock_lookup_v2", {"sku": "A-100", "region": "busan", "limit": 2}),
@@ -246,7 +247,7 @@ def parameters_problem(want: dict, schema) -> str | None:
 
 
 @functools.cache
-def _meta_validator(cls: type) -> jsonschema.protocols.Validator:
+def _meta_validator(cls: type[jsonschema.protocols.Validator]) -> jsonschema.protocols.Validator:
     return cls(cls.META_SCHEMA)
 
 

@@ -349,7 +349,7 @@ def bad_items(d) -> Case:
 # Values no JSON tool sends, at keys with no bound and no items: a check that reads types answers them
 # without raising; which reason is right is 3.3's question, not this check's.
 # (A tuple is 3.3's: a tuple is not a list.)
-_ODD = (
+_ODD: tuple[object, ...] = (
     {"$set": [1]},
     {"$bytes": "x"},
     {"$object": 0},
