@@ -192,6 +192,8 @@ BODIES = {
     # an extra key that is no str: check_result lets it be, json.dumps(..., sort_keys=True) cannot sort the keys
     "mixed_keys": [{"return": {"$intkeys": [["sku", "A-100"], ["rows", [_ROW]], [1, "extra"]]}}],
 }
+# The answer's own bodies are 6.2's fixed cases alone: a draw of another check never meets them.
+DRAWN_BODIES = tuple(body for body in BODIES if body not in ("accented", "mixed_keys"))
 
 # The arg names a world's contracts use: far apart, so a misspelling is close to one only.
 LONG_NAMES = ("region", "limit", "budget", "warehouse", "color")
@@ -542,7 +544,7 @@ _ODD_REQUESTS = (None, "stock", [["tool", "stock"]], {"tool": None}, {"tool": "s
 
 @st.composite
 def odd_or_not(d) -> Case:
-    case = d(worlds(d(some(FIXABLE + UNFIXABLE, 0, 2)), draw.pick(d, tuple(BODIES)), "good",
+    case = d(worlds(d(some(FIXABLE + UNFIXABLE, 0, 2)), draw.pick(d, DRAWN_BODIES), "good",
                     limits=st.sampled_from([None, 1, 2, 3]), runs=2))
     runs = [(draw.pick(d, _ODD_REQUESTS), kwargs, shared) if d(draw.BOOL) else (req, kwargs, shared)
             for req, kwargs, shared in case.runs]
