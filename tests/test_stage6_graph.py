@@ -179,9 +179,10 @@ def outages(put_tool):
     return runs
 
 
-@pytest.mark.parametrize("max_attempts", [1, 2, 3, 5])
+@pytest.mark.parametrize("max_attempts", [1, 2, 3, 5, 9])
 def test_never_more_door_calls_than_max_attempts(outages, max_attempts):
-    """Every reason is new and fixable, yet the run stops after max_attempts calls."""
+    """Every reason is new and fixable, yet the run stops after max_attempts calls (and no sooner:
+    9 calls are 19 graph steps, more than a recursion limit below 2 * max_attempts + 2 allows)."""
     state = tools.run({"tool": "flaky", "args": {}}, max_attempts=max_attempts)
     assert len(outages) == state["attempts"] == max_attempts
     assert state["reasons"] == [f"tool:raised:Outage{i}" for i in range(max_attempts)]
@@ -191,6 +192,12 @@ def test_never_more_door_calls_than_max_attempts(outages, max_attempts):
 def test_the_default_limit_is_max_attempts(outages):
     """Without max_attempts the limit is MAX_ATTEMPTS."""
     assert tools.run({"tool": "flaky", "args": {}})["attempts"] == tools.MAX_ATTEMPTS == len(outages)
+
+
+def test_a_huge_limit_costs_nothing_until_the_calls_are_made():
+    """Any int is a limit: max_attempts=2**40 answers a good request at once."""
+    state = tools.run({"tool": "stock_lookup_v2", "args": GOOD}, max_attempts=2**40)
+    assert (state["status"], state["attempts"]) == ("answered", 1)
 
 
 @pytest.mark.parametrize("max_attempts", [0, -1])
@@ -253,6 +260,13 @@ def test_run_never_raises_whatever_the_tool_returns(put_tool, spy, value):
     put_tool("odd", spy(value=value), returns={"n": {"type": "int"}})
     state = tools.run({"tool": "odd", "args": {}})
     assert state["status"] == "answered" and state["answer"].startswith("odd answered")
+
+
+def test_the_answer_shows_non_ascii_text_as_it_is(put_tool, spy):
+    """É stays É in the answer, never an escape."""
+    put_tool("accented", spy(value={"n": 1, "city": "Séoul"}), returns={"n": {"type": "int"}})
+    state = tools.run({"tool": "accented", "args": {}})
+    assert "Séoul" in state["answer"] and "\\u00e9" not in state["answer"]
 
 
 def test_a_picker_replaces_the_rules():
