@@ -16,10 +16,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser_support import (ARTIFACTS, PAGE_CONFIG, SECONDS, chromium, free_port, get_json,  # noqa: F401
-                             kernel_idle, shut_down, wait_for)
 
 import agtool
+from tests.browser_support import (  # noqa: F401
+    ARTIFACTS,
+    PAGE_CONFIG,
+    SECONDS,
+    chromium,
+    free_port,
+    get_json,
+    kernel_idle,
+    shut_down,
+    wait_for,
+)
 
 pytestmark = pytest.mark.browser  # one worker runs both browser tests: see conftest.py
 
@@ -33,17 +42,32 @@ def lab(tmp_path):
     config = tmp_path / ".jupyter"  # this run's own settings, not the user's
     (config / "labconfig").mkdir(parents=True)
     (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_RUNTIME_DIR": str(tmp_path / ".runtime"),
-           "IPYTHONDIR": str(tmp_path / ".ipython")}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / ".runtime"),
+        "IPYTHONDIR": str(tmp_path / ".ipython"),
+    }
     port, log = free_port(), tmp_path / "jupyterlab.log"
     # sys.executable runs JupyterLab, so the kernelspec's "python" is this venv's Python too.
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-               "--ServerApp.password=", "--ServerApp.allow_root=True", f"--ServerApp.root_dir={tmp_path}",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--ServerApp.allow_root=True",
+        f"--ServerApp.root_dir={tmp_path}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     with log.open("w") as output:
-        server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env,
-                                  cwd=tmp_path, start_new_session=True)
+        server = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, env=env, cwd=tmp_path, start_new_session=True
+        )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_for("JupyterLab answering", lambda: get_json(f"{url}/api/status"), 120, server, log)

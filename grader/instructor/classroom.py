@@ -46,12 +46,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from agtool.syllabus import LESSONS
 from grader.kit.grading import STAGE_POINTS, grade
 from grader.kit.intake import NotASubmission, read_submission
 from grader.kit.report import Audience, write_atomically, write_feedback, write_results
 from grader.instructor.sandbox.session import SandboxSession, warm
 
-STAGES = sorted(STAGE_POINTS)
+STAGE_NUMBERS = sorted(LESSONS)  # the gradebook's stage columns, in order
+STAGES = STAGE_NUMBERS  # old name, kept only while tests/test_class_hostile.py imports it; not the check registry
 STUDENTS = "students"     # OUT/students/<student>/: apart from class's own files, so no name collides
 STOP_SECONDS = 5          # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
 
@@ -181,9 +183,9 @@ def graded_row(submission: Submission, seed: int, out: Path) -> Row | None:
 
 def row_of(student: str, results: dict) -> Row:
     """A gradebook row from Gradescope results: each test counts for the stages its tags name."""
-    stages = {stage: 0.0 for stage in STAGES}
+    stages = {stage: 0.0 for stage in STAGE_NUMBERS}
     for test in results["tests"]:
-        for stage in STAGES:
+        for stage in STAGE_NUMBERS:
             if f"stage{stage}" in test["tags"]:
                 stages[stage] += test["score"]
     return Row(student, results["score"], stages)
@@ -335,8 +337,8 @@ def _csv(rows: list[list[str]]) -> str:
 
 
 def write_gradebook(out: Path, rows: list[Row]) -> None:
-    lines = [["student", "total", *(f"stage{stage}" for stage in STAGES)]]
-    lines += [[row.student, f"{row.total:g}", *(f"{row.stages[stage]:g}" for stage in STAGES)]
+    lines = [["student", "total", *(f"stage{stage}" for stage in STAGE_NUMBERS)]]
+    lines += [[row.student, f"{row.total:g}", *(f"{row.stages[stage]:g}" for stage in STAGE_NUMBERS)]
               for row in sorted(rows, key=lambda row: row.student)]
     write_atomically(out / "gradebook.csv", _csv(lines))
 

@@ -7,15 +7,22 @@ probes; in the repository, random cases against the oracle, as check(N) does the
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from grader.kit.checks import STAGES
 
 
-def check_command(parser: argparse.ArgumentParser):
+# configure_check adds the arguments, check_from_terminal runs them: named apart from
+# grader.kit.report.check_command (the command's text) and probing.run_check (one check's run).
+def configure_check(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
     parser.add_argument("stage", type=_stage, metavar="N", help=f"the stage to check: {', '.join(map(str, STAGES))}")
-    parser.add_argument("path", nargs="?", metavar="PATH",
-                        help="the tools.py to check (default: agtool/tools.py, as the notebooks check it)")
-    return run_check
+    parser.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="the tools.py to check (default: agtool/tools.py, as the notebooks check it)",
+    )
+    return check_from_terminal
 
 
 def _stage(text: str) -> int:
@@ -24,7 +31,7 @@ def _stage(text: str) -> int:
     return int(text)
 
 
-def run_check(args: argparse.Namespace) -> int:
+def check_from_terminal(args: argparse.Namespace) -> int:
     from grader import check
     from grader.kit.intake import NotASubmission, read_submission
 
@@ -43,6 +50,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
-    "check": ("check one stage of tools.py, as a notebook's check(N) cell does; exit 1 if a check fails",
-              check_command),
+    "check": (
+        "check one stage of tools.py, as a notebook's check(N) cell does; exit 1 if a check fails",
+        configure_check,
+    ),
 }

@@ -16,28 +16,34 @@ kit's fixed public probes instead (grader/public.py), smallest first.
 """
 
 import dataclasses
+import functools
 import inspect
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import hypothesis
-from hypothesis import HealthCheck, Phase, Verbosity, strategies as st
+from hypothesis import HealthCheck, Phase, Verbosity
+from hypothesis import strategies as st
 
 from grader.kit.errors import SessionDied
-from grader.kit.session import Session
 
-SHRINK_CASES = 100   # cases tried after the first failure, at most
+if TYPE_CHECKING:  # a type only: importing session here (it imports trusted, the oracle, the checks) is a cycle
+    from grader.kit.session import Session
+
+SHRINK_CASES = 100  # cases tried after the first failure, at most
 
 
 @dataclass(frozen=True)
 class Mismatch:
     """One wrong answer: the call as Python, what a correct module gives, what came back."""
+
     call: str
     expected: str
     got: str
-    hint: str = ""               # the hint for what was observed; "" keeps the check's own
-    setting: str | None = None   # the part of the case's setting this call needs; None: the whole of it
+    hint: str = ""  # the hint for what was observed; "" keeps the check's own
+    setting: str | None = None  # the part of the case's setting this call needs; None: the whole of it
 
 
 @dataclass(frozen=True)
@@ -50,12 +56,12 @@ class Check:
     cases: st.SearchStrategy
     examples: int
     probe: Callable[[Any], dict]
-    expect: Callable[[Any], Any]                      # case -> JSON data, from the oracle
-    compare: Callable[[Any, Any, dict], Mismatch | None]   # case, expected, observation; no oracle
+    expect: Callable[[Any], Any]  # case -> JSON data, from the oracle
+    compare: Callable[[Any, Any, dict], Mismatch | None]  # case, expected, observation; no oracle
     show: Callable[[Any], str]
-    name: str = ""              # the function that registered it: what other checks name in `needs`
+    name: str = ""  # the function that registered it: what other checks name in `needs`
     needs: tuple[str, ...] = ()
-    always: tuple = ()          # cases tried under every seed, before the drawn ones: the lesson's incidents
+    always: tuple = ()  # cases tried under every seed, before the drawn ones: the lesson's incidents
     spec: tuple[str, ...] = ()  # the sentences of the notebook and of tools.py that this check judges
 
     @property
@@ -74,6 +80,7 @@ def without_oracle(judge: Callable[[Any, dict], Mismatch | None]) -> dict:
 @dataclass
 class Stage:
     """One stage's checks, and how its cases become requests and are judged."""
+
     number: int
     probe: Callable[[Any], dict]
     show: Callable[[Any], str]
@@ -81,50 +88,79 @@ class Stage:
     compare: Callable[[Any, Any, dict], Mismatch | None]
     checks: list[Check] = field(default_factory=list)
 
-    def check(self, number: int, points: int, examples: int = 12, needs: tuple[str, ...] = (), always: tuple = (),
-              probe: Callable | None = None, expect: Callable | None = None, compare: Callable | None = None,
-              show: Callable | None = None, spec: tuple[str, ...] = ()):
+    def check(
+        self,
+        number: int,
+        points: int,
+        examples: int = 12,
+        needs: tuple[str, ...] = (),
+        always: tuple = (),
+        probe: Callable | None = None,
+        expect: Callable | None = None,
+        compare: Callable | None = None,
+        show: Callable | None = None,
+        spec: tuple[str, ...] = (),
+    ):
         """Register the decorated function: it returns the strategy of cases; its docstring's first
         line is the title a student sees, the rest the hint that names the lesson's pitfall.
 
         probe, expect, compare and show default to the stage's own. `number` is written out, never
         counted: a replay label ("2.3") and the public probes stay the same when checks move.
         """
+
         def register(cases: Callable[[], st.SearchStrategy]):
-            title, _, hint = inspect.getdoc(cases).partition("\n\n")
+            doc = inspect.getdoc(cases)
+            if not doc:
+                raise ValueError(f"check {self.number}.{number} has no docstring: its first line is the title shown")
+            title, _, hint = doc.partition("\n\n")
             known = {check.name: check for check in self.checks}
             if any(check.number == number for check in self.checks):
                 raise ValueError(f"stage {self.number}: two checks numbered {number}")
             unknown = [need for need in needs if need not in known]
             if unknown:
                 raise ValueError(f"check {self.number}.{number} needs {unknown[0]!r}, no earlier check of its stage")
-            self.checks.append(Check(
-                stage=self.number, number=number, name=cases.__name__, title=title, hint=" ".join(hint.split()),
-                points=points, cases=cases(), examples=examples,
-                probe=probe or self.probe, expect=expect or self.expect, compare=compare or self.compare,
-                show=show or self.show,
-                needs=needs, always=always, spec=spec))
+            self.checks.append(
+                Check(
+                    stage=self.number,
+                    number=number,
+                    name=cases.__name__,
+                    title=title,
+                    hint=" ".join(hint.split()),
+                    points=points,
+                    cases=cases(),
+                    examples=examples,
+                    probe=probe or self.probe,
+                    expect=expect or self.expect,
+                    compare=compare or self.compare,
+                    show=show or self.show,
+                    needs=needs,
+                    always=always,
+                    spec=spec,
+                )
+            )
             return cases
+
         return register
 
 
 @dataclass(frozen=True)
 class Failure:
     """The smallest failing case found, as the student will read it."""
+
     setting: str
     call: str
     expected: str
     got: str
-    hint: str = ""               # chosen from what was observed, when the check knows several causes
+    hint: str = ""  # chosen from what was observed, when the check knows several causes
 
 
 @dataclass(frozen=True)
 class CheckResult:
     check: Check
     passed: bool
-    message: str                 # one line: "passed on 120 inputs", "not implemented yet: ..."
+    message: str  # one line: "passed on 120 inputs", "not implemented yet: ..."
     failure: Failure | None = None
-    died: bool = False           # the session died: the stage's later checks cannot run
+    died: bool = False  # the session died: the stage's later checks cannot run
 
     @property
     def score(self) -> int:
@@ -142,52 +178,70 @@ class _Stop(BaseException):
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
 
 
-def run_check(check: Check, session: Session, seed: int, scale: float = 1.0) -> CheckResult:
-    """Probe one check with Hypothesis, seeded, and judge every observation in this process."""
-    found: dict[str, Any] = {"failure": None, "stop": None, "died": False, "inputs": 0, "after": 0}
+@dataclass
+class _Probing:
+    """What one run_check has learnt so far: Hypothesis calls the probe, the verdict reads this."""
 
-    def probe_once(case):
-        if found["failure"] is not None:
-            found["after"] += 1
-            if found["after"] > SHRINK_CASES:
+    failure: Failure | None = None  # the last failing case recorded: the smallest found
+    stop: str | None = None  # why no case can be judged any more (died, not implemented)
+    died: bool = False  # the session died: the stage's later checks cannot run
+    inputs: int = 0  # calls judged, what "passed on N inputs" counts
+    after: int = 0  # cases tried since the first failure: shrinking's budget
+
+    def verdict(self, check: Check) -> CheckResult:
+        if self.stop is not None:
+            return CheckResult(check, False, self.stop, died=self.died)
+        if self.failure is not None:
+            return CheckResult(hinted(check, self.failure), False, "found a wrong answer", self.failure)
+        return CheckResult(check, True, f"passed on {self.inputs} inputs")
+
+
+def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -> CheckResult:
+    """Probe one check with Hypothesis, seeded, and judge every observation in this process."""
+    found = _Probing()
+
+    def probe_once(case: Any) -> None:
+        if found.failure is not None:
+            found.after += 1
+            if found.after > SHRINK_CASES:
                 raise _Stop
         try:
             observation = session.request(check.probe(case))
         except SessionDied as died:
-            found.update(stop=died.reason, died=True)
-            raise _Stop
+            found.stop, found.died = died.reason, True
+            raise _Stop from None
         blocked = blocker(observation)
         if blocked:
-            found["stop"] = blocked
+            found.stop = blocked
             raise _Stop
-        found["inputs"] += len(observation["results"])
-        failure = judged(check, case, observation, lambda: check.judge(case, observation))
-        if failure is not None:   # the last one recorded is the smallest: a passing case keeps it
-            found["failure"] = failure
+        found.inputs += len(observation["results"])
+        failure = judged(check, case, observation, functools.partial(check.judge, case, observation))
+        if failure is not None:  # the last one recorded is the smallest: a passing case keeps it
+            found.failure = failure
             raise _Failed
 
     test = hypothesis.settings(
-        max_examples=max(1, round(check.examples * scale)), database=None, deadline=None,
-        derandomize=False, phases=[Phase.explicit, Phase.generate, Phase.shrink],
-        report_multiple_bugs=False, print_blob=False, verbosity=Verbosity.quiet,
+        max_examples=max(1, round(check.examples * scale)),
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        report_multiple_bugs=False,
+        print_blob=False,
+        verbosity=Verbosity.quiet,
         suppress_health_check=_SUPPRESSED,
-    )(hypothesis.seed(case_seed(seed, check))(
-        hypothesis.given(check.cases)(_with_examples(check.always, probe_once))))
+    )(hypothesis.seed(case_seed(seed, check))(hypothesis.given(check.cases)(_with_examples(check.always, probe_once))))
     try:
         test()
     except (_Stop, _Failed):
         pass
     except Exception:  # Flaky (an answer that changes between runs), or Hypothesis gave up shrinking
-        if found["failure"] is None and found["stop"] is None:
+        if found.failure is None and found.stop is None:
             raise
-    if found["stop"] is not None:
-        return CheckResult(check, False, found["stop"], died=found["died"])
-    if found["failure"] is not None:
-        return CheckResult(hinted(check, found["failure"]), False, "found a wrong answer", found["failure"])
-    return CheckResult(check, True, f"passed on {found['inputs']} inputs")
+    return found.verdict(check)
 
 
-def run_public(check: Check, session: Session, probes: list[tuple[Any, Any]]) -> CheckResult:
+def run_public(check: Check, session: "Session", probes: list[tuple[Any, Any]]) -> CheckResult:
     """Judge fixed cases, each with its stored expected data, in order; the first wrong answer is the one shown."""
     inputs = 0
     for case, expected in probes:
@@ -199,7 +253,7 @@ def run_public(check: Check, session: Session, probes: list[tuple[Any, Any]]) ->
         if blocked:
             return CheckResult(check, False, blocked)
         inputs += len(observation["results"])
-        failure = judged(check, case, observation, lambda: check.compare(case, expected, observation))
+        failure = judged(check, case, observation, functools.partial(check.compare, case, expected, observation))
         if failure is not None:
             return CheckResult(hinted(check, failure), False, "found a wrong answer", failure)
     return CheckResult(check, True, f"passed on {inputs} inputs")
@@ -215,8 +269,11 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
     try:
         mismatch = judge()
     except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
-        mismatch = Mismatch("(an answer the grader could not read)", "an answer of the shape the spec gives",
-                            f"{observation!r:.300} ({error!r:.100})")
+        mismatch = Mismatch(
+            "(an answer the grader could not read)",
+            "an answer of the shape the spec gives",
+            f"{observation!r:.300} ({error!r:.100})",
+        )
     if mismatch is None:
         return None
     setting = check.show(case) if mismatch.setting is None else mismatch.setting
@@ -224,7 +281,7 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
 
 
 def _with_examples(cases: tuple, test: Callable) -> Callable:
-    for case in reversed(cases):   # decorators apply inside out; keep the written order
+    for case in reversed(cases):  # decorators apply inside out; keep the written order
         test = hypothesis.example(case)(test)
     return test
 

@@ -1,0 +1,131 @@
+"""The README's Contributing section is true: what it names exists, and the map's import rules hold.
+
+The section is a map for the next engineer; a map with a path that moved, a command
+that was renamed or an import rule nobody keeps is worse than none. So every
+backticked path must exist, every module must import, every `python -m` command must
+be one the project has, every decorator keyword must be one Stage.check takes, and
+the rules "agtool/ never imports grader/" and "grader/kit/ reaches grader/instructor/
+only through grader/kit/trusted.py" are read off the source itself.
+"""
+
+import ast
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from grader.kit.probing import Stage
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+SECTION = README[README.index("\n## Contributing") :]
+SECTION = SECTION[: SECTION.find("\n## ", 1)] if "\n## " in SECTION[1:] else SECTION
+SPANS = re.findall(r"`([^`\n]+)`", SECTION)
+FILE_NAME = re.compile(r"^[\w.-]+\.(py|toml|txt|md|ipynb|json)$|^Makefile$")
+MODULE_NAME = re.compile(r"^(agtool|grader)(\.\w+)+$")
+
+
+def paths() -> list[str]:
+    return [span for span in SPANS if " " not in span and ("/" in span or FILE_NAME.match(span))]
+
+
+def commands() -> list[list[str]]:
+    return [span.split() for span in SPANS if re.match(r"(\.venv/bin/)?python -m ", span)]
+
+
+def test_the_section_is_there_and_names_things():
+    assert len(paths()) >= 20 and commands(), "the Contributing section, or its backticks, went missing"
+
+
+@pytest.mark.parametrize("path", paths())
+def test_every_path_it_names_exists(path):
+    assert (ROOT / path.rstrip("/")).exists(), f"README's Contributing names {path}, which is not in the repository"
+
+
+@pytest.mark.parametrize("name", [span for span in SPANS if MODULE_NAME.match(span)])
+def test_every_module_it_names_can_be_imported(name):
+    assert importlib.util.find_spec(name) is not None, name
+
+
+@pytest.mark.parametrize("words", commands(), ids=" ".join)
+def test_every_command_it_names_is_the_projects(words):
+    module, rest = words[words.index("-m") + 1], words[words.index("-m") + 2 :]
+    assert importlib.util.find_spec(module) is not None, module
+    if module == "grader":
+        from grader.instructor.cli import COMMANDS as INSTRUCTOR
+        from grader.kit.cli import COMMANDS as KIT
+
+        assert rest[0] in {**KIT, **INSTRUCTOR}, f"python -m grader has no command {rest[0]!r}"
+    for word in rest:
+        if "/" in word and not word.startswith("kit/"):  # kit/ is the folder the command writes
+            assert (ROOT / word).exists(), word
+
+
+def test_the_check_keywords_it_names_are_what_stage_check_takes():
+    taken = set(inspect.signature(Stage.check).parameters)
+    named = {keyword for span in SPANS for keyword in re.findall(r"(?:^|[(,\s])(\w+)=", span)}
+    assert named and named <= taken, named - taken
+
+
+def test_the_markers_it_quotes_stand_in_the_student_module():
+    tools = (ROOT / "agtool" / "tools.py").read_text()
+    for marker in [span for span in SPANS if span.startswith("# ")]:
+        pattern = re.sub(r"(?<![A-Za-z])N(?![A-Za-z])", r"\\d", re.escape(marker))  # Stage N: any stage
+        assert re.search(pattern, tools), marker
+
+
+# ── the map's import rules, read off the source ──────────────────────────────
+
+
+def imported(path: Path) -> set[str]:
+    """Every module a file imports: import statements, and importlib.import_module of a literal name."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names.add(node.args[0].value)
+    return names
+
+
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_agtool_never_imports_grader():
+    for path in sorted((ROOT / "agtool").rglob("*.py")):
+        assert not any(within(name, "grader") for name in imported(path)), path.relative_to(ROOT)
+
+
+def test_the_kit_reaches_the_instructor_only_through_its_trusted_hook():
+    reaching = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "grader" / "kit").rglob("*.py")
+        if any(within(name, "grader.instructor") for name in imported(path))
+    }
+    assert reaching == {"grader/kit/trusted.py"}
+
+
+def test_the_child_preloads_what_the_map_says():
+    """The sandboxed child's row names what the zygote preloads: each of them is in PRELOAD."""
+    zygote = ROOT / "grader" / "instructor" / "sandbox" / "zygote.py"
+    (preload,) = [
+        ast.literal_eval(node.value)
+        for node in ast.parse(zygote.read_text()).body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["PRELOAD"]
+    ]
+    (row,) = [line for line in SECTION.splitlines() if line.startswith("| the sandboxed child")]
+    named = re.findall(r"`([^`]+)`", row.split("|")[3].split("never")[0])
+    modules = {span for span in named if MODULE_NAME.match(span)}
+    modules |= {span[: -len(".py")].replace("/", ".") for span in named if span.startswith("grader/kit/")}
+    assert modules and modules <= set(preload), modules - set(preload)
