@@ -10,7 +10,7 @@ known without it.
 
 A request (the parent builds them in grader/kit/checks/) and what comes back:
 
-    {"stage": N, "table": {...spy table, bodies left out...}, "calls": [
+    {"stage": N, "table": {...spy table, bodies left out...}, "literal": bool (optional), "calls": [
          {"fn": "check_args" | ["TOOLS", "t", "fn"], "args": [...], "kwargs": {...},
           "get": bool, "mutate": bool, "as": "graph"}]}
         -> per call, in order: {"value": v} | {"raised": "KeyError: 'x'"} | {"not_implemented": msg}
@@ -121,7 +121,7 @@ class Child:
         try:
             self.isolate(request.get("stage", 1))
             if "table" in request:
-                self.install(request["table"])
+                self.install(request["table"], literal=request.get("literal", False))
         except Exception as error:  # the submission broke something the child needs
             return emit({"error": "child", "message": error_text(error)})
         memos: dict = {}
@@ -139,9 +139,10 @@ class Child:
             else:
                 own[name] = self.originals[name]
 
-    def install(self, table: dict) -> None:
-        """The table's tools, with stub bodies that the parent runs, become the contents of the module's TOOLS."""
-        tools = spies.build_table(interned(table), lambda name: _stub(name, self.body))
+    def install(self, table: dict, literal: bool = False) -> None:
+        """The table's tools, with stub bodies that the parent runs, become the contents of the module's TOOLS;
+        `literal`: its strs interned, as in a table written in Python (else as json.loads makes them)."""
+        tools = spies.build_table(interned(table) if literal else table, lambda name: _stub(name, self.body))
         current = getattr(self.module, "TOOLS", None)
         if not isinstance(current, dict):
             current = {}
@@ -191,7 +192,8 @@ class Child:
 def interned(value: Any) -> Any:
     """value with every str in it interned, keys too: a table as one written in Python is, whose
     type names are the very objects of the module's literals ("list" is "list"), where json.loads
-    makes new ones. A check written `kind is "list"` then behaves in the grade as in the notebook."""
+    makes new ones. A check written `kind is "list"` passes only the one kind of table, `kind is not
+    "list"` only the other: a case of each kind tells both from `==`."""
     if type(value) is str:
         return sys.intern(value)
     if type(value) is list:

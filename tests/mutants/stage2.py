@@ -75,6 +75,8 @@ MUTANTS = [
            "2.7"),
     mutant("is for == on a type name (list)",   # a literal table interns "list": no item is checked
            'if kind == "list" and "items" in spec:', 'if kind is not "list" and "items" in spec:', "2.7"),
+    mutant("is for == on a type name, a table from JSON (list)",   # json.loads' "list" is no literal: no item checked
+           'if kind == "list" and "items" in spec:', 'if kind is "list" and "items" in spec:', "2.7"),
     mutant("is for == on a type name (dict)",
            'if kind == "dict" and "properties" in spec:', 'if kind is not "dict" and "properties" in spec:', "2.7"),
     mutant("nested fields named without their path",
