@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
 from grader.kit.probing import Stage
 
@@ -67,6 +68,25 @@ def test_the_check_keywords_it_names_are_what_stage_check_takes():
     taken = set(inspect.signature(Stage.check).parameters)
     named = {keyword for span in SPANS for keyword in re.findall(r"(?:^|[(,\s])(\w+)=", span)}
     assert named and named <= taken, named - taken
+
+
+def test_a_check_is_titled_by_its_docstring_and_cannot_go_without():
+    """As the section says: the docstring's first line is the title, the rest the hint."""
+    stage = Stage(number=9, probe=dict, show=repr, expect=repr, compare=lambda case, expected, seen: None)
+
+    @stage.check(number=1, points=1)
+    def documented():
+        """the title a student sees
+
+        the hint, on
+        two lines
+        """
+        return st.just(0)
+
+    (check,) = stage.checks
+    assert (check.title, check.hint, check.name) == ("the title a student sees", "the hint, on two lines", "documented")
+    with pytest.raises(ValueError, match=r"check 9\.2 has no docstring"):
+        stage.check(number=2, points=1)(lambda: st.just(0))
 
 
 def test_the_markers_it_quotes_stand_in_the_student_module():
