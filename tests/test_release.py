@@ -194,6 +194,16 @@ def test_solution_lines_leave_out_code_the_reference_also_has_outside_its_blocks
     assert release.solution_lines(source, "m.py") == {"y = secret(2)"}
 
 
+def test_solution_lines_leave_out_code_of_the_lab_provided_part():
+    """A line the lab's part (agtool/contract.py) also has is lab-provided code too: the table check
+    moved out of tools.py writes `if "items" in spec:` as arg_schema's solution does."""
+    source = ('# ── Stage 1 · x ──\ndef f(spec):\n    # BEGIN SOLUTION\n    if "items" in spec:\n'
+              '        y = secret(2)\n    # END SOLUTION\n')
+    assert release.solution_lines(source, "m.py", provided="") == {'if "items" in spec:', "y = secret(2)"}
+    assert release.solution_lines(source, "m.py", provided='    if "items" in spec:\n') == {"y = secret(2)"}
+    assert 'if "items" in spec:' not in release.solution_lines(source, "m.py")   # this repository's contract.py
+
+
 # A real solution line of the reference, whatever the reference says today: its longest.
 PLANTED = max(sorted(release.solution_lines(REFERENCE)), key=len)
 

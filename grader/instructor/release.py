@@ -26,8 +26,9 @@ Leak rule (what "no solution line survives" means)
   together). Shorter code, such as `return None`, `if reason:`, `kind = type(value)`,
   `except Exception as error:`, a lone bracket or a comment, is what any Python file
   holds and tells nothing about the solution. A line that the reference also has
-  outside its blocks is lab-provided code, shipped on purpose, and is not a solution
-  line. The kit is refused if any text file in it (for a notebook: any line of any
+  outside its blocks, or that its lab-provided part (LAB_PART, agtool/contract.py: the
+  table check and the constants, split out of tools.py) has, is lab-provided code,
+  shipped on purpose, and is not a solution line. The kit is refused if any text file in it (for a notebook: any line of any
   cell) has a solution line as its code, the grader's files included.
 
 Deterministic: files are gathered in sorted order into memory and written with
@@ -52,6 +53,9 @@ from grader.kit import public
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "kit_template"
 STUDENT_MODULE = "agtool/tools.py"
+# The lab's part of the student's module, kept apart so the skeleton holds only the lesson;
+# it ships as it is, and its code counts as the reference's own code outside the blocks.
+LAB_PART = "agtool/contract.py"
 # What of the grader ships: grader/kit/ whole, what check(N) and `python -m grader check N`
 # run, with the command line's entry point (grader/__main__.py, which registers the
 # instructor's commands only where grader/instructor/ exists). Not the oracle (it solves
@@ -209,14 +213,17 @@ def is_meaningful(code: str) -> bool:
     return bool(_LITERAL.search(code)) or len(_NAME.findall(code)) >= MEANINGFUL_NAMES
 
 
-def solution_lines(source: str, filename: str = STUDENT_MODULE) -> set[str]:
-    """The meaningful code of the reference's SOLUTION blocks that the reference has nowhere else."""
+def solution_lines(source: str, filename: str = STUDENT_MODULE, provided: str | None = None) -> set[str]:
+    """The meaningful code of the reference's SOLUTION blocks that the reference has nowhere else,
+    nor its lab-provided part (`provided`: the text of LAB_PART, this repository's when not given)."""
     lines = source.splitlines()
     inside = set()
     for kind, begin, end in _blocks(lines, filename):
         if kind == "SOLUTION":
             inside.update(range(begin + 1, end))
+    provided = (ROOT / LAB_PART).read_text() if provided is None else provided
     outside = {code_of(line) for number, line in enumerate(lines) if number not in inside}
+    outside |= {code_of(line) for line in provided.splitlines()}
     return {code for code in map(code_of, (lines[n] for n in inside))
             if is_meaningful(code) and code not in outside}
 
@@ -349,7 +356,8 @@ def release(outdir: Path, root: Path = ROOT, force: bool = False) -> dict[str, b
     """Build the kit, refuse it if a solution line would ship, and write it to outdir."""
     _writable(outdir, force)  # before the work: a wrong OUTDIR is the first thing to hear about
     files = kit_files(Path(root))
-    found = leaks(files, solution_lines((Path(root) / STUDENT_MODULE).read_text()))
+    found = leaks(files, solution_lines((Path(root) / STUDENT_MODULE).read_text(),
+                                        provided=(Path(root) / LAB_PART).read_text()))
     if found:
         raise ReleaseError(f"{len(found)} solution lines would ship in the kit; remove or reword them:\n  "
                            + "\n  ".join(found))
