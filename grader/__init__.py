@@ -18,6 +18,8 @@ import importlib.util
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import agtool  # noqa: F401  (first: its guard keeps jsonschema's slow IRI parser out of the grader)
+
 if TYPE_CHECKING:
     from grader.kit.grading import Grade
 

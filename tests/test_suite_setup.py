@@ -1,6 +1,7 @@
 """How `make test` runs the suite in parallel (the repository's conftest.py): what must share a worker does."""
 
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,3 +78,18 @@ def test_the_student_kit_has_no_lint_step():
     files = kit_files()
     assert "ruff" not in files["Makefile"].decode() and "mypy" not in files["Makefile"].decode()
     assert "[tool.ruff" not in files["pyproject.toml"].decode() and "[tool.mypy" not in files["pyproject.toml"].decode()
+
+
+def test_no_process_of_the_lab_builds_jsonschemas_iri_parser():
+    """rfc3987_syntax builds an Earley parser at import (seconds of CPU per process): the grader, the
+    sandbox's zygote preloads and pytest itself (nbval imports jsonschema) all go without it."""
+    probe = (
+        "import sys; {imports}; import jsonschema; "
+        "print(sys.modules.get('rfc3987_syntax', 'absent'), '_rfc3987_is_valid_syntax' in vars(jsonschema._format))"
+    )
+    for imports in ("import grader.kit.grading", "import agtool.schema", "import grader.instructor.sandbox.zygote"):
+        out = subprocess.run(
+            [sys.executable, "-c", probe.format(imports=imports)], capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout.split()
+        assert out == ["None", "False"], imports
+    assert "rfc3987_syntax" not in sys.modules or sys.modules["rfc3987_syntax"] is None  # this very worker
