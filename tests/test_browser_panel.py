@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 import agtool
-from tests.browser_support import (  # noqa: F401
+from tests.browser_support import (
     ARTIFACTS,
     PAGE_CONFIG,
     SECONDS,
-    chromium,
+    chromium,  # noqa: F401  (a fixture: pytest finds it by its name in this module)
     free_port,
     get_json,
     kernel_idle,
