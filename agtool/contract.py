@@ -31,6 +31,10 @@ MAX_INT_BITS = 14_000
 # use_default_region puts in place of one nobody serves.
 MAX_ATTEMPTS = 3
 DEFAULT_REGION = "seoul"
+# The whole final state run() gives at once for a max_attempts that is not an int (True and
+# False included): no call is made. run's docstring and notebook 06 state it word for word.
+ODD_LIMIT = {"tool": None, "args": None, "result": None, "reasons": ["run:type:max_attempts"], "path": [],
+             "attempts": 0, "status": "gave_up", "answer": None}
 
 
 class ContractError(ValueError):

@@ -6,6 +6,12 @@ of that rule under any seed, and the random draws only add to them. Judged on th
 reference, the correct module written another way and every broken submission
 (in-process, as tests/test_grader_core.py does), and on the hostile submissions
 in the real sandbox.
+
+A broken submission differs from the reference in one stage. Every other stage is
+probed with the grader's trusted earlier stages standing in, so there it runs the
+reference's very code and draws, whose ten seeds are judged above: it is graded whole
+under one seed (its other stages must give the reference's verdicts), and its own
+stage under all ten.
 """
 
 import functools
@@ -32,17 +38,35 @@ def broken(name: str, folder: Path) -> Path:
     return path
 
 
-IN_PROCESS = {"reference": lambda folder: REFERENCE,
-              "correct/other_way": lambda folder: SUBMISSIONS / "correct" / "other_way.py",
-              **{f"broken/{name}": functools.partial(broken, name) for name in BROKEN}}
+WHOLE = {
+    "reference": lambda folder: REFERENCE,
+    "correct/other_way": lambda folder: SUBMISSIONS / "correct" / "other_way.py",
+}
 
 
-@pytest.mark.parametrize("name", sorted(IN_PROCESS))
+@functools.cache
+def reference_verdicts(seed: int) -> dict[str, bool]:
+    return verdicts(REFERENCE, seed)
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE))
 def test_every_seed_gives_the_same_verdicts(name, tmp_path):
-    path = IN_PROCESS[name](tmp_path)
+    path = WHOLE[name](tmp_path)
     first = verdicts(path, SEEDS[0])
     for seed in SEEDS[1:]:
         assert verdicts(path, seed) == first, f"seed {seed} against seed {SEEDS[0]}"
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_a_broken_submission_gets_the_same_verdicts_under_every_seed(name, tmp_path):
+    path = broken(name, tmp_path)
+    stage = BROKEN[name][2]
+    whole = verdicts(path, SEEDS[0])
+    elsewhere = {label: passed for label, passed in whole.items() if not label.startswith(f"{stage}.")}
+    assert elsewhere == {label: reference_verdicts(SEEDS[0])[label] for label in elsewhere}, "outside its stage"
+    own = {label: passed for label, passed in whole.items() if label.startswith(f"{stage}.")}
+    for seed in SEEDS[1:]:
+        assert verdicts(path, seed, stages=(stage,)) == own, f"stage {stage}, seed {seed} against seed {SEEDS[0]}"
 
 
 HOSTILE = sorted(path.stem for path in (SUBMISSIONS / "hostile").glob("*.py"))
@@ -58,5 +82,5 @@ def test_a_hostile_submission_gets_the_same_verdicts_under_every_seed(twist, tmp
         return {result.check.label: result.passed for result in grade(str(path), sandbox, seed=seed).results}
 
     first = seen(SEEDS[0])
-    for seed in SEEDS[1:3]:      # the sandbox costs more: three seeds here, ten in-process above
+    for seed in SEEDS[1:3]:  # the sandbox costs more: three seeds here, ten in-process above
         assert seen(seed) == first, f"seed {seed}"

@@ -93,3 +93,25 @@ def test_no_process_of_the_lab_builds_jsonschemas_iri_parser():
         ).stdout.split()
         assert out == ["None", "False"], imports
     assert "rfc3987_syntax" not in sys.modules or sys.modules["rfc3987_syntax"] is None  # this very worker
+
+
+def test_every_module_of_the_lab_imports_first():
+    """No import cycle waits for the right order: each module of agtool/ and grader/ is imported as the
+    first of the lab's modules in a process (a zygote, a CLI, a test file each start from a different one)."""
+    script = """
+import pkgutil, sys, importlib
+import agtool, grader
+names = [m.name for package in (agtool, grader) for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+failed = []
+for name in names:
+    for loaded in [key for key in sys.modules if key.split(".")[0] in ("agtool", "grader") and "." in key]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception as error:
+        failed.append(f"{name}: {error!r}")
+print(len(names)); print("\\n".join(failed))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    count, *failed = out.strip().split("\n")
+    assert int(count) > 40 and failed == [], failed

@@ -18,7 +18,7 @@ import difflib
 from typing import Any, Callable
 
 # The lab's constants, not the reference's logic: agtool.contract holds no stage's solution.
-from agtool.contract import DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS
+from agtool.contract import DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS, ODD_LIMIT
 from grader.instructor.trusted import SPEC_NAMES, bind, fits  # noqa: F401  (the judge's one import)
 from grader.instructor.trusted.args import PY_TYPES, arg_reason, arg_reasons, has_type, in_range  # noqa: F401
 from grader.instructor.trusted.door import call_tool, failure  # noqa: F401
@@ -86,9 +86,6 @@ FIXES: dict[str, Callable] = {
 def find_fix(reason: str) -> Callable | None:
     """By the full reason, else by its <stage>:<check> prefix."""
     return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))
-
-
-from grader.kit.checks.common import ODD_LIMIT  # noqa: E402  (the spec's constant, shared with the judges)
 
 
 def run(tools: dict, request: Any, max_attempts: Any = MAX_ATTEMPTS, memo: dict | None = None,

@@ -6,7 +6,7 @@ A table in a case is the JSON spelling the child builds TOOLS from (grader/spies
 
 from typing import Any
 
-from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS  # noqa: F401  (stage 6's spec: the lab's constants)
+from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F401  (stage 6's spec: the lab's constants)
 from grader.kit import spies, values
 from grader.kit.values import py
 
@@ -19,11 +19,8 @@ SEED_ROW = {"region": {"type": "str"}, "qty": {"type": "int", "min": 0}}
 SEED_RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": SEED_ROW}}
 ETA_RETURNS = {"sku": {"type": "str"}, "region": {"type": "str"}, "days": {"type": "int", "min": 0, "max": 14}}
 GOOD_ARGS = {"sku": "A-100", "region": "seoul", "limit": 2}
-# Stage 6's spec: the default attempt limit and region (MAX_ATTEMPTS, DEFAULT_REGION, imported
-# above), and the whole final state run gives at once for a max_attempts that is not an int
-# (True and False included). Judges read these without the oracle.
-ODD_LIMIT = {"tool": None, "args": None, "result": None, "reasons": ["run:type:max_attempts"], "path": [],
-             "attempts": 0, "status": "gave_up", "answer": None}
+# Stage 6's spec (MAX_ATTEMPTS, DEFAULT_REGION and ODD_LIMIT, imported above) comes from the
+# lab's agtool/contract.py: judges read it without the oracle.
 
 
 def entry(args: dict | None = None, returns: dict | None = None, body: list | None = None,
