@@ -18,7 +18,7 @@ import pytest
 
 import agtool
 from grader.instructor import classroom
-from grader.instructor.classroom import STAGES, Row, find_submissions, grade_class
+from grader.instructor.classroom import STAGE_NUMBERS, Row, find_submissions, grade_class
 
 pytestmark = pytest.mark.grader
 
@@ -138,7 +138,7 @@ def dies_for_mallory(submission, seed, out):
     if submission.student == "mallory":
         os._exit(9)
     time.sleep(0.5)  # long enough that classmates are still in the pool when mallory's worker dies
-    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGES})
+    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
 
 
 def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatch, capsys):

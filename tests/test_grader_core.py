@@ -174,7 +174,9 @@ def test_a_dead_session_costs_the_rest_of_its_stage_and_nothing_else():
 
 def test_an_unimportable_submission_gets_zero_and_the_line_to_fix(tmp_path):
     path = tmp_path / "tools.py"
-    path.write_text(REFERENCE.read_text().replace("MAX_ATTEMPTS = 3", "MAX_ATTEMPTS = 3 +", 1))
+    source = REFERENCE.read_text()
+    assert source.count("\ndef build_graph():") == 1
+    path.write_text(source.replace("\ndef build_graph():", "\ndef build_graph(:", 1))
     result = grade(str(path), LocalSession)
     assert result.score == 0
     assert all("could not be imported: SyntaxError" in r.message and "line" in r.message for r in result.results)

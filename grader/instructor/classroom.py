@@ -53,7 +53,6 @@ from grader.kit.report import Audience, write_atomically, write_feedback, write_
 from grader.instructor.sandbox.session import SandboxSession, warm
 
 STAGE_NUMBERS = sorted(LESSONS)  # the gradebook's stage columns, in order
-STAGES = STAGE_NUMBERS  # old name, kept only while tests/test_class_hostile.py imports it; not the check registry
 STUDENTS = "students"     # OUT/students/<student>/: apart from class's own files, so no name collides
 STOP_SECONDS = 5          # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
 
