@@ -98,7 +98,7 @@ def test_nan_is_clamped_to_min(put_tool, spy):
     body = put_tool("weigh", spy(value={"kg": 1.0}), args={"kg": {"type": "float", "min": 0.5, "max": 3}},
                     returns={"kg": {"type": "float"}})
     state = tools.run({"tool": "weigh", "args": {"kg": math.nan}})
-    assert state["status"] == "answered" and body.runs == [{"kg": 0.5}]
+    assert state["status"] == "answered" and body.calls == [{"kg": 0.5}]
 
 
 def test_an_invented_name_close_to_a_contract_arg_is_renamed():
@@ -223,7 +223,7 @@ def test_calls_go_through_the_memo(table, spy):
     request, memo = {"tool": "stock_lookup_v2", "args": GOOD}, {}
     alone = tools.run(request)  # a memo of its own: runs the body
     first, second = tools.run(request, memo=memo), tools.run(request, memo=memo)
-    assert alone["answer"] == first["answer"] == second["answer"] and len(body.runs) == 2
+    assert alone["answer"] == first["answer"] == second["answer"] and body.runs == 2
     assert len(memo) == 1
 
 
