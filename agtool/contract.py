@@ -16,12 +16,25 @@ from typing import Any
 
 # The contract's type names, and what each one is called in JSON Schema. One
 # more type name, "any", lets every value through; its JSON Schema is {}.
-JSON_TYPES = {"str": "string", "int": "integer", "float": "number",
-              "bool": "boolean", "list": "array", "dict": "object"}
+JSON_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+}
 
 # The Python types each contract type takes (bool apart: it is an int in Python).
-PY_TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool,  # an int is a fine float
-            "list": list, "dict": dict, "any": object}
+PY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "str": str,
+    "int": int,
+    "float": (int, float),  # an int is a fine float
+    "bool": bool,
+    "list": list,
+    "dict": dict,
+    "any": object,
+}
 
 # The largest int (in bits) that JSON holds exactly here: Python will not print an
 # int of over 4300 digits, and 14,000 bits stay below that.
@@ -33,8 +46,16 @@ MAX_ATTEMPTS = 3
 DEFAULT_REGION = "seoul"
 # The whole final state run() gives at once for a max_attempts that is not an int (True and
 # False included): no call is made. run's docstring and notebook 06 state it word for word.
-ODD_LIMIT = {"tool": None, "args": None, "result": None, "reasons": ["run:type:max_attempts"], "path": [],
-             "attempts": 0, "status": "gave_up", "answer": None}
+ODD_LIMIT = {
+    "tool": None,
+    "args": None,
+    "result": None,
+    "reasons": ["run:type:max_attempts"],
+    "path": [],
+    "attempts": 0,
+    "status": "gave_up",
+    "answer": None,
+}
 
 
 class ContractError(ValueError):
@@ -58,6 +79,7 @@ def check_table(tools: dict | None = None) -> None:
         # Imported here, not above: agtool.tools imports this module. Its own import-time
         # call passes its TOOLS, so a submission loaded under another name checks its own.
         from agtool import tools as student
+
         tools = student.TOOLS
     if not isinstance(tools, dict):
         raise ContractError(f"TOOLS must be a dict of tool name -> entry, not {type(tools).__name__}")

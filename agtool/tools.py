@@ -23,8 +23,9 @@ import functools
 import json
 import math
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Callable, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
@@ -35,10 +36,8 @@ from agtool import inventory
 # run at the end of this file, and the constants the stages read. JSON_TYPES maps the
 # contract's type names to JSON Schema's ("any" has none: its schema is {}); _PY_TYPES
 # maps them to the Python types each one takes.
-from agtool.contract import (DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS, MAX_INT_BITS, ContractError,  # noqa: F401
-                             check_table)
+from agtool.contract import DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS, MAX_INT_BITS, ContractError, check_table  # noqa: F401
 from agtool.contract import PY_TYPES as _PY_TYPES
-
 
 # ── Stage 1 · contract ───────────────────────────────────────────────────────
 # One table says, for each tool, what it takes and what it gives back. The
@@ -386,7 +385,10 @@ def memo_key(name: str, args: dict) -> str | None:
 
 
 def is_json(value: Any) -> bool:
-    """Can JSON hold value exactly? None, str, int (of 14,000 bits at most), bool, finite float; lists; dicts with str keys."""
+    """Can JSON hold value exactly?
+
+    None, str, int (of 14,000 bits at most), bool, finite float; lists; dicts with str keys.
+    """
     # BEGIN SOLUTION
     kind = type(value)
     if value is None or kind in (str, bool):
@@ -617,7 +619,7 @@ def build_graph():
     # END SOLUTION
 
 
-def run(request: dict, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None,
+def run(request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None,
         picker: Callable[[Any], tuple] | None = None) -> dict:
     """Run one request through the graph; return the final state. Never raises (but see picker).
 
