@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from grader.instructor.sandbox.session import Limits, SandboxSession
+from grader.kit.checks import STAGES
 from grader.kit.grading import grade
 from tests.mutation import REFERENCE, verdicts
 
@@ -74,13 +75,19 @@ HOSTILE = sorted(path.stem for path in (SUBMISSIONS / "hostile").glob("*.py"))
 
 @pytest.mark.parametrize("twist", HOSTILE)
 def test_a_hostile_submission_gets_the_same_verdicts_under_every_seed(twist, tmp_path):
+    """In the real sandbox: whole under one seed; the stages where its twist shows (its verdicts there are
+    not the reference's) under all ten. Elsewhere it gave the reference's verdicts: the reference's code."""
     path = tmp_path / "tools.py"
     path.write_text(REFERENCE.read_text() + "\n\n" + (SUBMISSIONS / "hostile" / f"{twist}.py").read_text())
     sandbox = functools.partial(SandboxSession, limits=Limits(answer_seconds=2, stage_seconds=60))
 
-    def seen(seed):
-        return {result.check.label: result.passed for result in grade(str(path), sandbox, seed=seed).results}
+    def seen(seed, stages=tuple(STAGES)):
+        graded = grade(str(path), sandbox, seed=seed, stages=stages)
+        return {result.check.label: result.passed for result in graded.results}
 
-    first = seen(SEEDS[0])
-    for seed in SEEDS[1:3]:  # the sandbox costs more: three seeds here, ten in-process above
-        assert seen(seed) == first, f"seed {seed}"
+    whole = seen(SEEDS[0])
+    reference = reference_verdicts(SEEDS[0])
+    shown = tuple(sorted({int(label.split(".")[0]) for label in whole if whole[label] != reference[label]}))
+    own = {label: passed for label, passed in whole.items() if int(label.split(".")[0]) in shown}
+    for seed in SEEDS[1:] if shown else ():
+        assert seen(seed, shown) == own, f"stages {shown}, seed {seed} against seed {SEEDS[0]}"
