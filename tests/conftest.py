@@ -1,11 +1,14 @@
-"""Shared fixtures: a contract table a test may edit freely, and spy tool bodies that count their runs."""
+"""Shared fixtures: a contract table a test may edit freely, and spy tool bodies that record their runs."""
 
 import contextlib
 import copy
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from agtool import tools
+from grader.kit.spies import Spy
 
 
 @contextlib.contextmanager
@@ -41,27 +44,18 @@ def restoring():
     return restored_table
 
 
-class Spy:
-    """A tool body that records every run: returns `value`, raises `raises`, or runs `wraps`."""
-
-    def __init__(self, value=None, raises=None, wraps=None):
-        self.value, self.raises, self.wraps = value, raises, wraps
-        self.runs = []
-
-    def __call__(self, **args):
-        self.runs.append(args)
-        if self.raises is not None:
-            raise self.raises
-        return self.wraps(**args) if self.wraps else copy.deepcopy(self.value)
-
-
 @pytest.fixture
 def put_tool(table):
     """put_tool(name, body, args={...}, returns={...}, **extra): a checked contract in TOOLS."""
 
     def put(name, body, args=None, returns=None, **extra):
-        table[name] = {"fn": body, "description": f"test tool {name}",
-                       "args": args or {}, "returns": returns or {}, **extra}
+        table[name] = {
+            "fn": body,
+            "description": f"test tool {name}",
+            "args": args or {},
+            "returns": returns or {},
+            **extra,
+        }
         tools.check_table()
         return body
 
@@ -70,5 +64,18 @@ def put_tool(table):
 
 @pytest.fixture(scope="session")
 def spy():
-    """The Spy class: spy(value=...), spy(raises=...), spy(wraps=real_body); .runs lists each run's args."""
-    return Spy
+    """spy(value=...), spy(raises=...), spy(wraps=real_body): the grader's Spy around that body.
+
+    .calls lists each run's args; .runs counts them. A value comes back as a fresh copy each run,
+    so a caller that changes it changes no later run's answer.
+    """
+
+    def make(value: Any = None, raises: BaseException | None = None, wraps: Callable[..., Any] | None = None) -> Spy:
+        def body(**args: Any) -> Any:
+            if raises is not None:
+                raise raises
+            return wraps(**args) if wraps else copy.deepcopy(value)
+
+        return Spy(wraps=body)
+
+    return make

@@ -25,11 +25,11 @@ def test_invented_argument_name(table, spy):
     body = table["stock_lookup_v2"]["fn"] = spy(wraps=body_of("stock_lookup_v2"))
     envelope = tools.call_tool("stock_lookup_v2", {"sku_id": "A-100", **ASK})
     assert envelope == {"ok": False, "value": None, "error": "args:unknown:sku_id"}
-    assert body.runs == []
+    assert body.calls == []
 
     state = tools.run({"tool": "stock_lookup_v2", "args": {"sku_id": "A-100", **ASK}})
     assert state["status"] == "answered" and state["args"]["sku"] == "A-100"
-    assert body.runs == [{"sku": "A-100", **ASK}]
+    assert body.calls == [{"sku": "A-100", **ASK}]
 
 
 @pytest.mark.stage3
@@ -70,12 +70,12 @@ def test_the_same_lookup_again_and_again(table, spy):
     body = table["stock_lookup_v2"]["fn"] = spy(wraps=body_of("stock_lookup_v2"))
     for _ in range(5):
         body(sku="B-200", **ASK)
-    assert len(body.runs) == 5
+    assert body.runs == 5
 
-    body.runs.clear()
+    body.calls.clear()
     memo: dict = {}
     envelopes = [tools.call_memo("stock_lookup_v2", {"sku": "B-200", **ASK}, memo) for _ in range(5)]
-    assert len(body.runs) == 1
+    assert body.runs == 1
     assert all(e == envelopes[0] for e in envelopes) and envelopes[0]["ok"]
     assert envelopes[0]["value"]["rows"] == [{"region": "seoul", "qty": 2}, {"region": "busan", "qty": 7}]
 
@@ -89,7 +89,7 @@ def test_the_same_lookup_in_five_runs_sharing_a_memo(table, spy):
         tools.run({"tool": "stock_lookup_v2", "args": {"sku": "B-200", **ASK}}, memo=memo)["answer"] for _ in range(5)
     }
     assert len(answers) == 1 and None not in answers
-    assert len(body.runs) == 1
+    assert body.runs == 1
 
 
 # The seed agent's plan: stock first, then when it arrives in Jeju, then in Busan.

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from agtool import tools as reference
 from agtool.panel import Panel
 from agtool.panel_recorder import Recorder
+from grader.kit.spies import Spy
 
 _copies = itertools.count()
 
@@ -329,10 +330,10 @@ CALLS = st.lists(
 @given(calls=CALLS)
 def test_the_counters_agree_with_spies_installed_before_the_panel(calls):
     module = load_module()
-    bodies: dict[str, int] = {}
+    bodies: dict[str, Spy] = {}
     doors: list = []
     for name, entry in module.TOOLS.items():
-        entry["fn"] = _spy(entry["fn"], lambda name=name: bodies.__setitem__(name, bodies.get(name, 0) + 1))
+        entry["fn"] = bodies[name] = Spy(wraps=entry["fn"])
     door = module.call_tool
 
     def counted_door(name, args):
@@ -347,17 +348,9 @@ def test_the_counters_agree_with_spies_installed_before_the_panel(calls):
         else:
             getattr(panel, how)(tool, args)
     for name in module.TOOLS:
-        assert f"body runs: {bodies.get(name, 0)} door calls: {doors.count(name)}" in counters(panel, name)
+        assert f"body runs: {bodies[name].runs} door calls: {doors.count(name)}" in counters(panel, name)
     assert panel.counts.get("nope", {}).get("door calls", 0) == doors.count("nope")
     panel.detach()
-
-
-def _spy(fn, tick):
-    def spy(**args):
-        tick()
-        return fn(**args)
-
-    return spy
 
 
 # ── the recorder alone: what follows the module, with no widget ──────────────

@@ -106,7 +106,7 @@ def test_openai_chat_several_calls_through_the_door_and_back(bodies):
 
     envelopes = providers.call_through_door(calls)
     assert [envelope["error"] for envelope in envelopes] == [None, "result:range:days", None]
-    assert bodies["restock_date"].runs == [{"sku": "A-100"}]  # the body never saw the null
+    assert bodies["restock_date"].calls == [{"sku": "A-100"}]  # the body never saw the null
 
     replies = providers.openai_tool_messages(calls, envelopes)
     final = client.chat.completions.create(
@@ -137,7 +137,7 @@ def test_openai_arguments_cut_off_get_their_own_reason_and_never_reach_a_body(bo
     assert broken.sent == '{"sku":"A-100","region":"seo'
     envelopes = providers.call_through_door([first, broken])
     assert envelopes[0]["ok"] and envelopes[1] == tools.failure("args:json:arguments")
-    assert bodies["stock_lookup"].runs == [] and len(bodies["delivery_eta"].runs) == 1
+    assert bodies["stock_lookup"].calls == [] and bodies["delivery_eta"].runs == 1
     reply = providers.openai_tool_messages([first, broken], envelopes)[1]
     assert reply["tool_call_id"] == broken.id and json.loads(reply["content"])["error"] == "args:json:arguments"
 
@@ -260,7 +260,7 @@ def test_openai_responses_calls_are_answered_by_call_id(bodies):
     ]
     envelopes = providers.call_through_door(calls)
     assert [envelope["error"] for envelope in envelopes] == ["args:range:limit", None]
-    assert bodies["stock_lookup"].runs == []
+    assert bodies["stock_lookup"].calls == []
 
     outputs = providers.responses_tool_outputs(calls, envelopes)
     final = client.responses.create(
@@ -302,7 +302,7 @@ def test_anthropic_tool_uses_through_the_door_and_back_as_tool_results(bodies):
     ]
     envelopes = providers.call_through_door(calls)
     assert [envelope["error"] for envelope in envelopes] == [None, "args:type:limit", "args:type:warehouse"]
-    assert len(bodies["stock_lookup"].runs) == 1 and bodies["restock_date"].runs == []
+    assert bodies["stock_lookup"].runs == 1 and bodies["restock_date"].calls == []
 
     reply = providers.anthropic_tool_results(calls, envelopes)
     assert reply == {

@@ -3,6 +3,7 @@
 import pytest
 
 from agtool import tools
+from grader.kit.spies import Spy
 
 pytestmark = pytest.mark.stage4
 
@@ -17,31 +18,49 @@ def body(table, spy):
     return table["stock_lookup"]["fn"]
 
 
+def test_a_spy_counts_exactly_the_runs_it_records():
+    """The grader's Spy, every test's body: runs is len(calls), read-only, so no count strays from the record.
+
+    A raising run is a run; a positional arg (a picker's request) is kept under its index; a run the
+    parent does for the submission's process (step) records None, as its args stay in that process.
+    """
+    body = Spy(steps=[{"return": {"$tuple": [1]}}, {"raise": "KeyError"}])
+    assert body(sku="A-100") == (1,) == body.last
+    with pytest.raises(KeyError):
+        body({"tool": "stock_lookup"})
+    assert body.step() == {"raise": "KeyError"}  # the last step again once the list is used up
+    assert body.calls == [{"sku": "A-100"}, {0: {"tool": "stock_lookup"}}, None] and body.runs == 3
+    with pytest.raises(AttributeError):
+        body.runs = 0  # type: ignore[misc]
+    body.calls.clear()
+    assert body.runs == 0
+
+
 def test_ok_envelope_has_exactly_three_keys(body):
     """A good call: {"ok": True, "value": <the body's value>, "error": None}, nothing else."""
     envelope = tools.call_tool("stock_lookup", dict(GOOD))
     assert envelope == {"ok": True, "value": STOCK, "error": None}
-    assert body.runs == [GOOD]
+    assert body.calls == [GOOD]
 
 
 def test_the_body_gets_the_args_as_keywords(body):
     """The args dict becomes keyword arguments, whatever their order."""
     tools.call_tool("stock_lookup", {"limit": 1, "region": "busan", "sku": "B-200"})
-    assert body.runs == [{"sku": "B-200", "region": "busan", "limit": 1}]
+    assert body.calls == [{"sku": "B-200", "region": "busan", "limit": 1}]
 
 
 @pytest.mark.parametrize("name", ["stock_lookup_v3", "", None, 7, ["stock_lookup"], ("stock_lookup",)])
 def test_unknown_tool(body, name):
     """A name not in TOOLS, or not a str, is tool:unknown:<name>; no body runs."""
     assert tools.call_tool(name, dict(GOOD)) == {"ok": False, "value": None, "error": f"tool:unknown:{name}"}
-    assert body.runs == []
+    assert body.calls == []
 
 
 @pytest.mark.parametrize("args", [None, [("sku", "A-100")], "sku=A-100", ("A-100", "seoul", 2)])
 def test_args_not_a_dict(body, args):
     """Args that are not a dict are args:shape:args; no body runs."""
     assert tools.call_tool("stock_lookup", args) == {"ok": False, "value": None, "error": "args:shape:args"}
-    assert body.runs == []
+    assert body.calls == []
 
 
 @pytest.mark.parametrize(
@@ -57,7 +76,7 @@ def test_args_not_a_dict(body, args):
 def test_bad_args_are_refused_before_the_body_runs(body, args, reason):
     """check_args' reason r becomes args:r, and the body is not run."""
     assert tools.call_tool("stock_lookup", args) == {"ok": False, "value": None, "error": reason}
-    assert body.runs == []
+    assert body.calls == []
 
 
 class InventoryDown(Exception):
@@ -113,7 +132,7 @@ def test_the_door_uses_the_checks_through_the_module_globals(body, monkeypatch):
     monkeypatch.setattr(tools, "check_args", check_args)
     monkeypatch.setattr(tools, "check_result", check_result)
     assert tools.call_tool("stock_lookup", {"anything": 1})["error"] == "result:shape:mine"
-    assert seen == ["args", "result"] and body.runs == [{"anything": 1}]
+    assert seen == ["args", "result"] and body.calls == [{"anything": 1}]
 
 
 def test_the_door_reads_the_table_at_call_time(put_tool, spy):

@@ -12,7 +12,8 @@ The parent also builds the very same table to predict what a correct module does
 """
 
 import builtins
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 from grader.kit.values import decode
 
@@ -20,7 +21,7 @@ from grader.kit.values import decode
 _made: dict[str, type] = {}
 # The built-in BaseExceptions that are no Exception: a door must let them out (stage 4).
 LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit")
-SPY_MARK = "grader_spy"   # set on every exception a spy raises: the child tells it from a real Ctrl-C
+SPY_MARK = "grader_spy"  # set on every exception a spy raises: the child tells it from a real Ctrl-C
 
 
 def exception_class(name: str) -> type:
@@ -35,19 +36,37 @@ def exception_class(name: str) -> type:
 
 
 class Spy:
-    """A tool body that counts its runs and does what its steps say; `last` is what it last returned."""
+    """A tool body that records each run's args and does what its steps say, or what `wraps` does.
 
-    def __init__(self, steps: list[dict]):
-        self.steps, self.runs, self.last = steps, 0, None
+    `calls` holds one entry a run: its args (a positional one under its index: a picker gets the
+    request so), or None for a run the submission's process asked for by tool name alone (its args
+    stay in that process). `runs` is their count, so no count strays from the record; `last` is what
+    the body last returned.
+    """
 
-    def step(self) -> dict:
-        """This run's step, as data ({"return": spelled value} or {"raise": name}); counts the run."""
+    def __init__(self, steps: list[dict] | None = None, wraps: Callable[..., Any] | None = None):
+        self.steps, self.wraps = steps or [], wraps
+        self.calls: list[dict[int | str, Any] | None] = []
+        self.last: Any = None
+
+    @property
+    def runs(self) -> int:
+        return len(self.calls)
+
+    def step(self, args: dict[int | str, Any] | None = None) -> dict:
+        """This run's step, as data ({"return": spelled value} or {"raise": name}); records the run."""
         step = self.steps[min(self.runs, len(self.steps) - 1)]
-        self.runs += 1
+        self.calls.append(args)
         return step
 
-    def __call__(self, *args, **kwargs):
-        step = self.step()
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        seen: dict[int | str, Any] = dict(enumerate(args))
+        seen.update(kwargs)
+        if self.wraps is not None:  # a test's spy around a real body: the body decides
+            self.calls.append(seen)
+            self.last = self.wraps(*args, **kwargs)
+            return self.last
+        step = self.step(seen)
         if "raise" in step:
             raise spy_error(step["raise"])
         self.last = decode(step["return"])  # a fresh value each run: a caller may change it
@@ -65,8 +84,12 @@ def build_table(spec: dict, body: Callable[[str], Callable]) -> dict:
     """A TOOLS table from a table spec, each tool's fn made by body(tool name)."""
     tools = {}
     for name, entry in spec.items():
-        tools[name] = {"fn": body(name), "description": entry.get("description", f"the tool {name}"),
-                       "args": decode(entry["args"]), "returns": decode(entry["returns"])}
+        tools[name] = {
+            "fn": body(name),
+            "description": entry.get("description", f"the tool {name}"),
+            "args": decode(entry["args"]),
+            "returns": decode(entry["returns"]),
+        }
         if "upgrade" in entry:
             tools[name]["upgrade"] = entry["upgrade"]
     return tools
@@ -90,5 +113,3 @@ def runs(spies: dict[str, Spy]) -> dict[str, int]:
 def runs_since(spies: dict[str, Spy], before: dict[str, int]) -> dict[str, int]:
     """Body runs per tool since `before`, tools that did not run left out."""
     return {name: spy.runs - before[name] for name, spy in spies.items() if spy.runs != before[name]}
-
-
