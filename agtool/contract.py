@@ -46,7 +46,7 @@ MAX_ATTEMPTS = 3
 DEFAULT_REGION = "seoul"
 # The whole final state run() gives at once for a max_attempts that is not an int (True and
 # False included): no call is made. run's docstring and notebook 06 state it word for word.
-ODD_LIMIT = {
+ODD_LIMIT: dict[str, Any] = {
     "tool": None,
     "args": None,
     "result": None,

@@ -53,6 +53,7 @@ class ServeError(Exception):
 
 # ── What is served ───────────────────────────────────────────────────────────
 
+
 def load_tools(path: str | None) -> ModuleType:
     """The lab's agtool.tools, or the tools.py at path, imported with its prints kept off the wire."""
     # stdout is the JSON-RPC wire: a stray print at import time would corrupt it.
@@ -70,12 +71,16 @@ def _import_file(path: Path) -> ModuleType:
         raise ServeError(f"{where}: not a .py file; give the path of a tools.py")
     # A name of its own, so it never shadows (nor is shadowed by) the lab's agtool.tools.
     spec = importlib.util.spec_from_file_location(f"agtool_served_{abs(hash(str(path.resolve())))}", path)
+    # An existing .py path always gets a spec with a source loader; the assert tells mypy so.
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
     except Exception as error:  # the student's code: any exception is theirs to fix
-        raise ServeError(f"{where}: importing it raised {type(error).__name__}: {_one_line(error)}; "
-                         "fix that, then start the server again") from None
+        raise ServeError(
+            f"{where}: importing it raised {type(error).__name__}: {_one_line(error)}; "
+            "fix that, then start the server again"
+        ) from None
     return module
 
 
@@ -84,17 +89,24 @@ def listing(module: ModuleType) -> list[types.Tool]:
     name = getattr(module, "__file__", None) or module.__name__
     tools, door = getattr(module, "TOOLS", None), getattr(module, "call_tool", None)
     if not isinstance(tools, dict) or not callable(door):
-        raise ServeError(f"{name}: a tools module defines TOOLS (a dict) and call_tool(name, args); "
-                         "this one lacks " + ("TOOLS" if not isinstance(tools, dict) else "call_tool"))
+        raise ServeError(
+            f"{name}: a tools module defines TOOLS (a dict) and call_tool(name, args); "
+            "this one lacks " + ("TOOLS" if not isinstance(tools, dict) else "call_tool")
+        )
     try:
         described = schema.to_mcp(tools)
     except ContractError as error:
         raise ServeError(f"{name}: {_one_line(error)}") from None
-    return [types.Tool(name=d["name"], description=d["description"], input_schema=d["inputSchema"],
-                       output_schema=d["outputSchema"]) for d in described]
+    return [
+        types.Tool(
+            name=d["name"], description=d["description"], input_schema=d["inputSchema"], output_schema=d["outputSchema"]
+        )
+        for d in described
+    ]
 
 
 # ── One call ─────────────────────────────────────────────────────────────────
+
 
 def through_the_door(module: ModuleType, name: str, arguments: Any) -> types.CallToolResult:
     """One tools/call: the module's call_tool, its envelope as an MCP result."""
@@ -108,8 +120,9 @@ def through_the_door(module: ModuleType, name: str, arguments: Any) -> types.Cal
     if not envelope["ok"]:
         return refused(envelope["error"])
     text = json.dumps(envelope["value"], ensure_ascii=False)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                structured_content=envelope["value"], is_error=False)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=envelope["value"], is_error=False
+    )
 
 
 def refused(reason: str) -> types.CallToolResult:
@@ -126,6 +139,7 @@ def _is_envelope(envelope: Any) -> bool:
 
 # ── The server ───────────────────────────────────────────────────────────────
 
+
 def build_server(module: ModuleType) -> Server:
     """A low-level MCP server for module: the SDK's high-level MCPServer would check args itself, the
     door's job, and answer in its own words instead of the door's reasons."""
@@ -139,11 +153,15 @@ def build_server(module: ModuleType) -> Server:
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = {} if params.arguments is None else params.arguments  # MCP: no arguments is no args
-        return await anyio.to_thread.run_sync(through_the_door, module, params.name, arguments,
-                                              limiter=one_at_a_time)
+        return await anyio.to_thread.run_sync(through_the_door, module, params.name, arguments, limiter=one_at_a_time)
 
-    return Server("agtool", version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
-                  instructions="Every call goes through the contract's door; a failure's text is its reason.")
+    return Server(
+        "agtool",
+        version="0.1.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        instructions="Every call goes through the contract's door; a failure's text is its reason.",
+    )
 
 
 async def serve(server: Server) -> None:

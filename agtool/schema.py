@@ -24,7 +24,8 @@ in no dialect.
 """
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agtool.contract import JSON_TYPES, ContractError, check_table
 
@@ -40,8 +41,12 @@ DOCUMENTATION = ("description", "default")
 RETURN_KEYWORDS = {**BOUNDS, "max_len": "maxItems"}
 
 # How a result that must not be empty says so, per type (allow_empty False, the default).
-NOT_EMPTY = {"str": {"minLength": 1}, "list": {"minItems": 1}, "dict": {"minProperties": 1},
-             "any": {"not": {"enum": ["", [], {}]}}}
+NOT_EMPTY: dict[str, dict[str, Any]] = {
+    "str": {"minLength": 1},
+    "list": {"minItems": 1},
+    "dict": {"minProperties": 1},
+    "any": {"not": {"enum": ["", [], {}]}},
+}
 
 # OpenAI: "Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a
 # maximum length of 64" (API reference, function.name); others get a 400.
@@ -68,9 +73,17 @@ def to_openai(tools: dict) -> list[dict]:
         if not OPENAI_NAME.fullmatch(name):
             raise ContractError(f"TOOLS[{name!r}]: OpenAI takes only a-z, A-Z, 0-9, _ and - in a name, 64 at most")
         strict = strict_blocker(entry["args"]) is None
-        described.append({"type": "function", "function": {
-            "name": name, "description": entry["description"],
-            "parameters": object_schema(entry["args"], nullable_optional=strict), "strict": strict}})
+        described.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": entry["description"],
+                    "parameters": object_schema(entry["args"], nullable_optional=strict),
+                    "strict": strict,
+                },
+            }
+        )
     return described
 
 
@@ -87,8 +100,10 @@ def to_anthropic(tools: dict) -> list[dict]:
     Schema subset has no minimum/maximum), so the door checks them whatever.
     """
     check_table(tools)
-    return [{"name": name, "description": entry["description"], "input_schema": object_schema(entry["args"])}
-            for name, entry in tools.items()]
+    return [
+        {"name": name, "description": entry["description"], "input_schema": object_schema(entry["args"])}
+        for name, entry in tools.items()
+    ]
 
 
 def to_mcp(tools: dict) -> list[dict]:
@@ -100,10 +115,15 @@ def to_mcp(tools: dict) -> list[dict]:
     a result, so it has no additionalProperties.
     """
     check_table(tools)
-    return [{"name": name, "description": entry["description"],
-             "inputSchema": {"$schema": DIALECT, **object_schema(entry["args"])},
-             "outputSchema": {"$schema": DIALECT, **returns_schema(entry["returns"])}}
-            for name, entry in tools.items()]
+    return [
+        {
+            "name": name,
+            "description": entry["description"],
+            "inputSchema": {"$schema": DIALECT, **object_schema(entry["args"])},
+            "outputSchema": {"$schema": DIALECT, **returns_schema(entry["returns"])},
+        }
+        for name, entry in tools.items()
+    ]
 
 
 def object_schema(specs: dict, nullable_optional: bool = False) -> dict:
@@ -137,8 +157,11 @@ def arg_schema(spec: dict, nullable_optional: bool = False) -> dict:
 
 def returns_schema(specs: dict) -> dict:
     """The JSON Schema of a result: an object with every key of specs required, extra keys allowed."""
-    return {"type": "object", "properties": {key: return_schema(spec) for key, spec in specs.items()},
-            "required": list(specs)}
+    return {
+        "type": "object",
+        "properties": {key: return_schema(spec) for key, spec in specs.items()},
+        "required": list(specs),
+    }
 
 
 def return_schema(spec: dict) -> dict:
@@ -177,8 +200,10 @@ def _copy(value: Any) -> Any:
 STRICT_NEEDS = {
     "any": (None, "an 'any' arg has no type, and strict mode needs one on every schema"),
     "list": ("items", "a list without items, and strict mode needs items on every array"),
-    "dict": ("properties", "a dict without properties, and strict mode needs additionalProperties: false "
-                           "on every object"),
+    "dict": (
+        "properties",
+        "a dict without properties, and strict mode needs additionalProperties: false on every object",
+    ),
 }
 
 
@@ -228,13 +253,20 @@ def drop_nulls(specs: dict, sent: Any) -> Any:
 def _check_specs(specs: Any) -> None:
     """Refuse what is not an args contract (name -> spec with a type), in one line saying what to pass."""
     if isinstance(specs, dict) and "args" in specs and "fn" in specs:
-        raise TypeError("drop_nulls takes the tool's args contract, entry['args'] (TOOLS[name]['args']), "
-                        "not the whole entry")
-    wrong = [f"{specs!r:.40}"] if not isinstance(specs, dict) else [
-        f"{key!r}: {spec!r:.40}" for key, spec in specs.items() if not (isinstance(spec, dict) and "type" in spec)]
+        raise TypeError(
+            "drop_nulls takes the tool's args contract, entry['args'] (TOOLS[name]['args']), not the whole entry"
+        )
+    wrong = (
+        [f"{specs!r:.40}"]
+        if not isinstance(specs, dict)
+        else [
+            f"{key!r}: {spec!r:.40}" for key, spec in specs.items() if not (isinstance(spec, dict) and "type" in spec)
+        ]
+    )
     if wrong:
-        raise TypeError(f"drop_nulls takes an args contract, name -> arg spec as in TOOLS[name]['args']; "
-                        f"not {wrong[0]}")
+        raise TypeError(
+            f"drop_nulls takes an args contract, name -> arg spec as in TOOLS[name]['args']; not {wrong[0]}"
+        )
 
 
 def _drop_nulls_in(spec: dict, value: Any) -> Any:
@@ -258,21 +290,21 @@ UNCHECKED = {
         # For numbers: minimum, maximum, multipleOf". The guide as first
         # published (August 2024) listed them as unsupported for every model.
         "args:range": "strict mode does not enforce minimum/maximum for fine-tuned models "
-                      "(nor, in the guide's first version, for any model)",
+        "(nor, in the guide's first version, for any model)",
         "result": "function calling sends no schema for what a tool returns",
     },
     "anthropic": {
         # Claude docs, "Strict tool use": "Without strict mode, Claude might
         # return incompatible types ("2" instead of 2) or omit required fields".
-        "args": "input_schema guides Claude but is not enforced: it may send \"2\" for 2 or leave a required arg out",
+        "args": 'input_schema guides Claude but is not enforced: it may send "2" for 2 or leave a required arg out',
         "result": "tool use sends no schema for what a tool returns",
     },
     "mcp": {
         # MCP spec, Tools, Security considerations: "Servers MUST validate all
         # tool inputs"; Output schema: "Clients SHOULD validate structured
         # results against this schema".
-        "args": "MCP leaves input checks to the server (\"Servers MUST validate all tool inputs\"): "
-                "the door is that check",
+        "args": 'MCP leaves input checks to the server ("Servers MUST validate all tool inputs"): '
+        "the door is that check",
         "result": "clients SHOULD, not must, validate results against outputSchema",
     },
 }
@@ -290,7 +322,7 @@ def loss_report(tools: dict, dialect: str) -> dict[str, dict[str, str]]:
     if dialect not in UNCHECKED:
         raise ValueError(f"dialect is {dialect!r}; use one of {', '.join(UNCHECKED)}")
     check_table(tools)
-    report = {}
+    report: dict[str, dict[str, str]] = {}
     for name, entry in tools.items():
         blocker = strict_blocker(entry["args"]) if dialect == "openai" else None
         report[name] = {}
@@ -311,8 +343,7 @@ def unchecked_why(dialect: str, rule: str) -> str | None:
 
 def contract_rules(entry: dict) -> list[str]:
     """Every rule of a contract entry, named by the door reason it gives when broken."""
-    return (arg_rules(entry["args"], prefix="")
-            + ["result:shape:result"] + result_rules(entry["returns"], prefix=""))
+    return [*arg_rules(entry["args"], prefix=""), "result:shape:result", *result_rules(entry["returns"], prefix="")]
 
 
 def arg_rules(specs: dict, prefix: str) -> list[str]:
@@ -357,21 +388,62 @@ def result_rules(specs: dict, prefix: str) -> list[str]:
 
 # Type names as JSON Schema writes them, and as the common sloppy variant does
 # (Python's names, "any", and "tuple", which JSON can only send as an array).
-TYPE_NAMES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
-              "array": "list", "object": "dict", "tuple": "list", "any": "any",
-              **{name: name for name in JSON_TYPES}}
+TYPE_NAMES = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "array": "list",
+    "object": "dict",
+    "tuple": "list",
+    "any": "any",
+    **{name: name for name in JSON_TYPES},
+}
 
 # Keywords that describe without constraining: read past, not imported. In
 # JSON Schema 2020-12 "format" is an annotation too unless a validator opts in.
-ANNOTATIONS = {"description", "title", "default", "examples", "$comment", "$schema", "$id",
-               "deprecated", "readOnly", "writeOnly", "format"}
+ANNOTATIONS = {
+    "description",
+    "title",
+    "default",
+    "examples",
+    "$comment",
+    "$schema",
+    "$id",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "format",
+}
 
 # The keywords each kind of node may carry besides annotations. "optional": true is
 # the common hand-written way to say "not required", on the property itself.
-ARG_NODE_KEYWORDS = {"type", "enum", "const", "minimum", "maximum", "properties", "required",
-                     "additionalProperties", "items", "optional"}
-RETURN_NODE_KEYWORDS = {"type", "minimum", "maximum", "maxItems", "minItems", "minLength",
-                        "minProperties", "not", "properties", "required", "additionalProperties", "items"}
+ARG_NODE_KEYWORDS = {
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "optional",
+}
+RETURN_NODE_KEYWORDS = {
+    "type",
+    "minimum",
+    "maximum",
+    "maxItems",
+    "minItems",
+    "minLength",
+    "minProperties",
+    "not",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+}
 
 SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")  # OpenAI, Anthropic, MCP
 
@@ -401,18 +473,22 @@ def from_json_schema(definition: dict, fn: Callable | None = None) -> tuple[str,
     keys = [key for key in SCHEMA_KEYS if key in tool]
     if len(keys) != 1:
         raise ContractError(f"{name}: a definition has one of {', '.join(SCHEMA_KEYS)}; this one has {keys or 'none'}")
-    entry = {"fn": fn or no_body(name),
-             "description": tool.get("description") or tool.get("title") or name,
-             "args": args_from(tool[keys[0]], f"{name}: {keys[0]}"),
-             "returns": returns_from(tool["outputSchema"], f"{name}: outputSchema") if tool.get("outputSchema") else {}}
+    entry = {
+        "fn": fn or no_body(name),
+        "description": tool.get("description") or tool.get("title") or name,
+        "args": args_from(tool[keys[0]], f"{name}: {keys[0]}"),
+        "returns": returns_from(tool["outputSchema"], f"{name}: outputSchema") if tool.get("outputSchema") else {},
+    }
     check_table({name: entry})  # rules that contradict each other (minimum above maximum) are refused here
     return name, entry
 
 
 def no_body(name: str) -> Callable:
     """A body for an imported tool that has none yet."""
+
     def unbound(**args):
         raise NotImplementedError(f"no body bound for {name}: pass fn= to from_json_schema")
+
     unbound.__name__ = f"unbound_{name}"
     return unbound
 
@@ -423,8 +499,10 @@ def args_from(schema: Any, where: str) -> dict:
     if optional or _kind(node, where) != "dict":
         raise ContractError(f"{where} must be an object schema (the args), not {schema!r:.80}")
     if node.get("additionalProperties", False) is not False:
-        raise ContractError(f"{where}: additionalProperties lets any arg name in; the contract refuses names "
-                            "it does not list (an invented name is the lesson's first incident). Remove it to import")
+        raise ContractError(
+            f"{where}: additionalProperties lets any arg name in; the contract refuses names "
+            "it does not list (an invented name is the lesson's first incident). Remove it to import"
+        )
     return fields_from(node, where)
 
 
@@ -435,8 +513,9 @@ def fields_from(node: dict, where: str) -> dict:
     for key, sub in properties.items():
         spec, optional = arg_from(sub, f"{where}.properties.{key}")
         if key in required and isinstance(sub, dict) and sub.get("optional") is True:
-            raise ContractError(f"{where}.properties.{key}: optional: true, yet {key!r} is in required; "
-                                "remove one of the two to import")
+            raise ContractError(
+                f"{where}.properties.{key}: optional: true, yet {key!r} is in required; remove one of the two to import"
+            )
         if optional or key not in required:
             spec["required"] = False
         specs[key] = spec
@@ -463,8 +542,9 @@ def arg_from(schema: Any, where: str) -> tuple[dict, bool]:
     if "items" in node:
         item, item_optional = arg_from(node["items"], f"{where}.items")
         if item_optional:
-            raise ContractError(f"{where}.items: an item that may be null (or left out) has no contract; "
-                                "give items one type")
+            raise ContractError(
+                f"{where}.items: an item that may be null (or left out) has no contract; give items one type"
+            )
         item.pop("default", None)  # an item is never left out, so a default says nothing about it
         spec["items"] = item
     return spec, nullable_ or optional
@@ -481,8 +561,10 @@ def _enum_to_items(node: dict, where: str) -> None:
     """{"type": "array", "enum": ["a", "b"]} as its writers mean it: each item is one of them."""
     values, items = node.pop("enum"), node.get("items", {})
     if not isinstance(values, list) or not values or any(isinstance(v, (list, dict)) for v in values):
-        raise ContractError(f"{where}: enum on an array is read as its items' allowed values, so it must be "
-                            f"a list of strings or numbers, not {values!r:.60}")
+        raise ContractError(
+            f"{where}: enum on an array is read as its items' allowed values, so it must be "
+            f"a list of strings or numbers, not {values!r:.60}"
+        )
     if not isinstance(items, dict) or "enum" in items or "const" in items:
         raise ContractError(f"{where}: enum on the array and on its items; keep the one on items to import")
     node["items"] = {**items, "enum": values}
@@ -494,8 +576,10 @@ def _dict_from(node: dict, where: str, spec: dict) -> None:
     if additional is False or (additional is None and "properties" in node):
         spec["properties"] = fields_from(node, where)
     elif not (additional is None or additional is True) or "properties" in node:
-        raise ContractError(f"{where}: additionalProperties {additional!r}: the contract's dict either lists "
-                            "its keys (and refuses others) or takes any keys. Remove it to import")
+        raise ContractError(
+            f"{where}: additionalProperties {additional!r}: the contract's dict either lists "
+            "its keys (and refuses others) or takes any keys. Remove it to import"
+        )
 
 
 def returns_from(schema: Any, where: str) -> dict:
@@ -507,8 +591,10 @@ def returns_from(schema: Any, where: str) -> dict:
     properties, required = _properties(node, where)
     missing = [key for key in properties if key not in required]
     if missing:
-        raise ContractError(f"{where}: {missing[0]!r} is not required, but every key of the contract's "
-                            "returns is (a missing key is shape:<key>). Add it to required to import")
+        raise ContractError(
+            f"{where}: {missing[0]!r} is not required, but every key of the contract's "
+            "returns is (a missing key is shape:<key>). Add it to required to import"
+        )
     return {key: return_from(sub, f"{where}.properties.{key}") for key, sub in properties.items()}
 
 
@@ -516,7 +602,7 @@ def return_from(schema: Any, where: str) -> dict:
     node, optional = _node(schema, where, RETURN_NODE_KEYWORDS)
     if optional:
         raise ContractError(f"{where}: a result key that may be null has no contract; give it one type")
-    spec = {"type": _kind(node, where)}
+    spec: dict[str, Any] = {"type": _kind(node, where)}
     spec.update({key: node[keyword] for key, keyword in RETURN_KEYWORDS.items() if keyword in node})
     said = {keyword: node[keyword] for keyword in ("minItems", "minLength", "minProperties", "not") if keyword in node}
     not_empty = NOT_EMPTY.get(spec["type"], {})
@@ -532,8 +618,11 @@ def return_from(schema: Any, where: str) -> dict:
 def _properties(node: dict, where: str) -> tuple[dict, list]:
     """An object node's properties and required names, each required name a property."""
     properties, required = node.get("properties", {}), node.get("required", [])
-    if not isinstance(properties, dict) or not isinstance(required, list) or \
-            not all(isinstance(key, str) for key in required):
+    if (
+        not isinstance(properties, dict)
+        or not isinstance(required, list)
+        or not all(isinstance(key, str) for key in required)
+    ):
         raise ContractError(f"{where}: properties must be an object and required a list of names")
     for key in required:
         if key not in properties:
@@ -564,8 +653,10 @@ def _node(schema: Any, where: str, keywords: set) -> tuple[dict, bool]:
         node["type"] = others[0]
     unknown = sorted(node.keys() - keywords - ANNOTATIONS)
     if unknown:
-        raise ContractError(f"{where}: {unknown[0]!r} has no rule in the contract; remove it from the "
-                            "definition (and check it in the tool body) to import this tool")
+        raise ContractError(
+            f"{where}: {unknown[0]!r} has no rule in the contract; remove it from the "
+            "definition (and check it in the tool body) to import this tool"
+        )
     return node, nullable_
 
 

@@ -9,6 +9,7 @@ check_table refuses it for "any", and for a list or dict Python's == says
 """
 
 import string
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -16,15 +17,17 @@ names = st.text(string.ascii_lowercase + "_", min_size=1, max_size=5)
 tool_names = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
 
 # JSON values: what a model can send, and what a JSON round trip gives back unchanged.
-json_leaves = (st.none() | st.booleans() | st.integers() | st.text(max_size=6)
-               | st.floats(allow_nan=False, allow_infinity=False))
+json_leaves = (
+    st.none() | st.booleans() | st.integers() | st.text(max_size=6) | st.floats(allow_nan=False, allow_infinity=False)
+)
 json_values = st.recursive(
     json_leaves,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-    max_leaves=8)
+    max_leaves=8,
+)
 json_args = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
 
-values_of = {
+values_of: dict[str, st.SearchStrategy[Any]] = {
     "str": st.text(max_size=3),
     "int": st.integers(-12, 12),
     "float": st.floats(-12, 12, allow_nan=False) | st.integers(-12, 12),
@@ -60,7 +63,8 @@ def arg_specs(depth: int = 2):
         return leaf_arg_specs()
     return leaf_arg_specs() | st.one_of(
         arg_fields(depth - 1).map(lambda fields: {"type": "dict", "properties": fields}),
-        arg_specs(depth - 1).map(lambda item: {"type": "list", "items": item}))
+        arg_specs(depth - 1).map(lambda item: {"type": "list", "items": item}),
+    )
 
 
 def maybe_optional(specs):
@@ -92,14 +96,17 @@ def return_fields(depth: int = 1):
     return st.dictionaries(names, return_specs(depth), max_size=3)
 
 
-entries = st.builds(lambda args, returns, description: {"fn": dict, "description": description,
-                                                        "args": args, "returns": returns},
-                    arg_fields(), return_fields(), st.text(string.ascii_letters + " .", min_size=1, max_size=20)
-                    .filter(str.strip))
+entries = st.builds(
+    lambda args, returns, description: {"fn": dict, "description": description, "args": args, "returns": returns},
+    arg_fields(),
+    return_fields(),
+    st.text(string.ascii_letters + " .", min_size=1, max_size=20).filter(str.strip),
+)
 tables = st.dictionaries(tool_names, entries, min_size=1, max_size=3)
 
 
 # ── args for a contract ──────────────────────────────────────────────────────
+
 
 def fitting(spec: dict):
     """Values meant to meet one arg spec (nested ones too), near its bounds."""

@@ -16,15 +16,15 @@ import pytest
 import agtool
 from grader.__main__ import main
 from grader.instructor.classroom import find_tools
-from grader.kit.grading import grade
 from grader.instructor.sandbox.session import SandboxSession
+from grader.kit.grading import grade
 
 pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py").read_text()
 ROOT = Path(agtool.__file__).resolve().parents[1]
 HOSTILE = Path(__file__).parent / "submissions" / "hostile"
-NO_RESULT_CHECK = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"   # loses stage 3
+NO_RESULT_CHECK = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"  # loses stage 3
 HEADER = ["student", "total", "stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]
 
 
@@ -53,7 +53,7 @@ def gradebook(out: Path) -> list[dict]:
     with open(out / "gradebook.csv", newline="") as file:
         rows = list(csv.reader(file))
     assert rows[0] == HEADER
-    return [dict(zip(HEADER, row)) for row in rows[1:]]
+    return [dict(zip(HEADER, row, strict=True)) for row in rows[1:]]
 
 
 def inodes(out: Path) -> dict[str, int]:
@@ -79,16 +79,17 @@ def test_a_class_is_graded_into_a_gradebook_results_and_feedback(klass, tmp_path
     assert "not graded: erin: no tools.py in it" in err
     assert "not graded: fay.zip: neither a .py file nor a folder" in err
     assert (out / "histogram.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    alone = grade(str(klass / "carol.py"), SandboxSession, seed=7)     # graded alone: the same
+    alone = grade(str(klass / "carol.py"), SandboxSession, seed=7)  # graded alone: the same
     results = json.loads((out / "students" / "carol" / "results.json").read_text())
     assert [test["score"] for test in results["tests"]] == [check.score for check in alone.results]
 
 
-
 def failed_sections(feedback: str) -> dict[str, str]:
     """check label -> its section of a feedback.md, for each failed check."""
-    return {label: section.strip()
-            for label, section in re.findall(r"^### ✗ (\d\.\d+) .*?\n\n(.*?)(?=\n\n##|\Z)", feedback, re.M | re.S)}
+    return {
+        label: section.strip()
+        for label, section in re.findall(r"^### ✗ (\d\.\d+) .*?\n\n(.*?)(?=\n\n##|\Z)", feedback, re.M | re.S)
+    }
 
 
 def test_the_feedbacks_replay_line_names_the_students_file_and_replays_the_failure(tmp_path):
@@ -96,7 +97,9 @@ def test_the_feedbacks_replay_line_names_the_students_file_and_replays_the_failu
     write(folder / "carol" / "lab" / "tools.py", NO_RESULT_CHECK)
     assert main(["class", str(folder), "--out", str(out), "--jobs", "1", "--seed", "7"]) == 0
     label, section = next(iter(failed_sections((out / "students" / "carol" / "feedback.md").read_text()).items()))
-    replay = re.search(r"replay: `(.+)`$", section, re.M)[1]
+    found = re.search(r"replay: `(.+)`$", section, re.M)
+    assert found, section
+    replay = found[1]
     shown = str((folder / "carol" / "lab" / "tools.py").resolve())
     assert replay == f".venv/bin/python -m grader grade {shown} --seed 7 --only {label}"
     done = subprocess.run(shlex.split(replay), cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -113,24 +116,27 @@ def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
     assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
     assert inodes(out) == first
     assert "0 graded now, 2 kept" in capsys.readouterr().err
-    write(klass / "carol.py", REFERENCE)                      # carol fixes her mistake
+    write(klass / "carol.py", REFERENCE)  # carol fixes her mistake
     assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
     changed = {student for student, inode in inodes(out).items() if inode != first[student]}
     assert changed == {"carol"}
     assert {row["student"]: row["total"] for row in gradebook(out)}["carol"] == "100"
     assert main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "8"]) == 0
-    assert set(inodes(out).values()).isdisjoint(first.values())   # another seed: everyone again
+    assert set(inodes(out).values()).isdisjoint(first.values())  # another seed: everyone again
 
 
 def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
     folder, out = tmp_path / "submissions", tmp_path / "out"
     for student in ("amy", "ben", "cat"):
         write(folder / f"{student}.py", REFERENCE)
-    write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())   # holds the run up
-    run = subprocess.Popen([sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
-                           start_new_session=True, stderr=subprocess.DEVNULL)
+    write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())  # holds the run up
+    run = subprocess.Popen(
+        [sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
+        start_new_session=True,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        while not (out / "students" / "cat" / "graded.json").exists():     # amy, ben, cat are graded before zed
+        while not (out / "students" / "cat" / "graded.json").exists():  # amy, ben, cat are graded before zed
             assert run.poll() is None, "the run ended before it could be killed"
             time.sleep(0.05)
     finally:
@@ -138,16 +144,20 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
         run.wait()
     kept = inodes(out)
     assert sorted(kept) == ["amy", "ben", "cat"]
-    if (out / "gradebook.csv").exists():                      # it may not have caught up yet
+    if (out / "gradebook.csv").exists():  # it may not have caught up yet
         assert {row["student"] for row in gradebook(out)} <= {"amy", "ben", "cat"}
     (folder / "zed.py").unlink()
     assert main(["class", str(folder), "--out", str(out), "--jobs", "2"]) == 0
     assert inodes(out) == kept
-    assert [(row["student"], row["total"]) for row in gradebook(out)] == [("amy", "100"), ("ben", "100"),
-                                                                         ("cat", "100")]
+    assert [(row["student"], row["total"]) for row in gradebook(out)] == [
+        ("amy", "100"),
+        ("ben", "100"),
+        ("cat", "100"),
+    ]
 
 
 # ── bad input: one clear line, exit code 2, no traceback ─────────────────────
+
 
 def bad_input(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
     submissions = tmp_path / "submissions"
@@ -166,13 +176,15 @@ def bad_input(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
     }
 
 
-@pytest.mark.parametrize("case", ["missing DIR", "empty DIR", "two of one student", "OUT is a file",
-                                  "OUT under a file", "no jobs"])
+@pytest.mark.parametrize(
+    "case", ["missing DIR", "empty DIR", "two of one student", "OUT is a file", "OUT under a file", "no jobs"]
+)
 def test_bad_input_gets_one_clear_line_and_exit_code_2(case, tmp_path, capsys):
     argv, words = bad_input(tmp_path)[case]
+    code: int | str | None
     try:
         code = main(["class", *argv])
-    except SystemExit as exit:          # argparse's own refusals
+    except SystemExit as exit:  # argparse's own refusals
         code = exit.code
     err = capsys.readouterr().err
     assert code == 2
@@ -181,6 +193,7 @@ def test_bad_input_gets_one_clear_line_and_exit_code_2(case, tmp_path, capsys):
 
 
 # ── where a student's tools.py is ────────────────────────────────────────────
+
 
 def test_find_tools_prefers_the_top_then_the_shallowest_and_skips_hidden_folders(tmp_path):
     write(tmp_path / "a" / "deep" / "er" / "tools.py", "")
@@ -195,6 +208,7 @@ def test_find_tools_prefers_the_top_then_the_shallowest_and_skips_hidden_folders
 
 
 # ── Ctrl-C: stop soon, leave nothing running, keep what was graded ───────────
+
 
 def start_time(pid: int) -> str | None:
     """A process's start time (field 22 of its stat): it tells a reused pid apart."""
@@ -229,9 +243,11 @@ def sandbox_children(processes: set[tuple[int, str]]) -> list[int]:
     """The confined children among processes: each runs as a uid of its own, from 1,000,000,000 up."""
     uids = {}
     for pid, _ in processes:
-        try:    # status, not the owner of /proc/<pid>: a process that changed uid is not dumpable, so root owns it
+        try:  # status, not the owner of /proc/<pid>: a process that changed uid is not dumpable, so root owns it
             status = Path(f"/proc/{pid}/status").read_text()
-            uids[pid] = int(re.search(r"^Uid:\s+(\d+)", status, re.M)[1])
+            found = re.search(r"^Uid:\s+(\d+)", status, re.M)
+            assert found, status
+            uids[pid] = int(found[1])
         except (FileNotFoundError, ProcessLookupError):
             pass
     return [pid for pid, uid in uids.items() if uid >= 1_000_000_000]
@@ -256,17 +272,21 @@ def test_an_interrupted_class_stops_at_once_leaves_nothing_running_and_resumes(h
     write(folder / "amy.py", REFERENCE)
     write(folder / "bob.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())
     write(folder / "cat.py", REFERENCE)
-    run = subprocess.Popen([sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
-                           start_new_session=True, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
-        deadline, tree = time.monotonic() + 300, set()
+        deadline, tree = time.monotonic() + 300, set[tuple[int, str]]()
         while not ((out / "students" / "amy" / "graded.json").exists() and sandbox_children(tree)):
             assert run.poll() is None and time.monotonic() < deadline, "bob's grading never started"
             time.sleep(0.05)
-            tree = process_tree(run.pid)    # the run, its worker, the worker's zygote, bob's confined child
+            tree = process_tree(run.pid)  # the run, its worker, the worker's zygote, bob's confined child
         if how == "SIGTERM":
             run.send_signal(signal.SIGTERM)
-        else:                               # a terminal sends it to the whole foreground group
+        else:  # a terminal sends it to the whole foreground group
             os.killpg(run.pid, signal.SIGINT)
         try:
             _, err = run.communicate(timeout=20)
@@ -279,12 +299,15 @@ def test_an_interrupted_class_stops_at_once_leaves_nothing_running_and_resumes(h
     assert run.returncode == 130, err[-3000:]
     assert "Traceback" not in err and "run the same command to resume" in err
     assert [row["student"] for row in gradebook(out)] == ["amy"]
-    time.sleep(0.5)                         # the zygotes reap on their way out
+    time.sleep(0.5)  # the zygotes reap on their way out
     assert alive(tree) == set(), "processes of the run outlived it"
     assert mentioning(str(folder)) == []
     kept = inodes(out)
-    write(folder / "bob.py", REFERENCE)     # bob fixes his loop; the rerun grades him and cat
+    write(folder / "bob.py", REFERENCE)  # bob fixes his loop; the rerun grades him and cat
     assert main(["class", str(folder), "--out", str(out), "--jobs", "2"]) == 0
     assert inodes(out)["amy"] == kept["amy"]
-    assert [(row["student"], row["total"]) for row in gradebook(out)] == [("amy", "100"), ("bob", "100"),
-                                                                         ("cat", "100")]
+    assert [(row["student"], row["total"]) for row in gradebook(out)] == [
+        ("amy", "100"),
+        ("bob", "100"),
+        ("cat", "100"),
+    ]

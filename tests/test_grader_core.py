@@ -10,15 +10,16 @@ import runpy
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 from grader import check
+from grader.instructor.release import STUDENT_MODULE, skeleton
 from grader.kit.checks import STAGES
 from grader.kit.errors import Crashed
 from grader.kit.grading import STAGE_POINTS, Grade, grade
 from grader.kit.probing import CheckResult, Failure
-from grader.instructor.release import STUDENT_MODULE, skeleton
 from grader.kit.report import MAX_RESULTS_BYTES, results_json
 from grader.kit.session import LocalSession
 
@@ -52,6 +53,7 @@ def lost(result: Grade) -> dict[int, int]:
 
 # ── what the checks are ──────────────────────────────────────────────────────
 
+
 def test_checks_split_100_points_over_the_stages_and_say_what_they_check():
     assert {number: sum(check.points for check in stage.checks) for number, stage in STAGES.items()} == FULL
     assert sum(FULL.values()) == 100
@@ -63,6 +65,7 @@ def test_checks_split_100_points_over_the_stages_and_say_what_they_check():
 
 
 # ── correct modules get 100 ──────────────────────────────────────────────────
+
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_reference_gets_full_marks(seed):
@@ -88,8 +91,10 @@ def test_the_student_skeleton_gets_nothing_and_is_told_what_is_not_implemented(t
 
 # ── a mistake costs points in its own stage, and only there ──────────────────
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=getattr(pytest.mark, f"stage{stage}"))
-                                  for name, (_, _, stage) in BROKEN.items()])
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=getattr(pytest.mark, f"stage{stage}")) for name, (_, _, stage) in BROKEN.items()]
+)
 def test_a_broken_submission_loses_points_in_its_own_stage_only(name, tmp_path):
     old, new, stage = BROKEN[name]
     result = grade(str(write_patched(tmp_path, name, old, new)), LocalSession)
@@ -102,6 +107,7 @@ def test_every_stage_has_at_least_two_broken_submissions():
 
 
 # ── reproducible, and random ─────────────────────────────────────────────────
+
 
 def _comparable(result: Grade) -> dict:
     results = results_json(result)
@@ -118,7 +124,8 @@ def test_same_seed_same_results(tmp_path):
 
 class Recording(LocalSession):
     """A LocalSession that keeps every request it is sent."""
-    sent: list = []
+
+    sent: ClassVar[list] = []
 
     def request(self, req: dict) -> dict:
         Recording.sent.append(req)
@@ -144,13 +151,16 @@ def test_the_replay_command_replays_the_same_failure(tmp_path):
     assert not failed.passed
     replay = grade(str(path), LocalSession, seed=3, only=failed.check.label, stages=(2,))
     assert [r.failure for r in replay.results] == [failed.failure]
-    assert "True" in failed.failure.call or "False" in failed.failure.call   # shrunk to the bool itself
+    assert failed.failure is not None
+    assert "True" in failed.failure.call or "False" in failed.failure.call  # shrunk to the bool itself
 
 
 # ── what goes wrong in the submission stays in its stage ─────────────────────
 
+
 class DiesInStage4(LocalSession):
     """A session whose child dies (as a sandboxed crash would) in stage 4, two requests into its second check."""
+
     DEATH = STAGES[4].checks[0].examples + 2
 
     def __init__(self, path, stage):
@@ -184,18 +194,44 @@ def test_an_unimportable_submission_gets_zero_and_the_line_to_fix(tmp_path):
 
 # ── Gradescope's results.json and the CLI ────────────────────────────────────
 
+
 def test_grade_cli_writes_gradescope_results_and_feedback(tmp_path):
     results, feedback = tmp_path / "out" / "results.json", tmp_path / "feedback.md"
-    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(REFERENCE), "--results", str(results),
-                           "--feedback", str(feedback), "--seed", "5"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(REFERENCE),
+            "--results",
+            str(results),
+            "--feedback",
+            str(feedback),
+            "--seed",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr
     written = json.loads(results.read_text())
     assert written["score"] == 100 and isinstance(written["execution_time"], float)
     assert {"output", "visibility", "tests"} <= written.keys()
     assert sum(test["max_score"] for test in written["tests"]) == 100
     for test in written["tests"]:
-        assert set(test) == {"name", "number", "score", "max_score", "status", "output", "output_format", "tags",
-                             "visibility"}
+        assert set(test) == {
+            "name",
+            "number",
+            "score",
+            "max_score",
+            "status",
+            "output",
+            "output_format",
+            "tags",
+            "visibility",
+        }
         stage, _, k = test["number"].partition(".")
         assert test["tags"] == [f"stage{stage}"] and k.isdigit()
         assert test["status"] == "passed" and test["visibility"] == "visible"
@@ -204,18 +240,28 @@ def test_grade_cli_writes_gradescope_results_and_feedback(tmp_path):
 
 def test_grade_cli_reports_failures_with_input_expected_got_hint_and_replay(tmp_path):
     path = write_patched(tmp_path, "tools.py", *BROKEN["door_lets_exceptions_out.py"][:2])
-    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(path), "--only", "4.4"],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(path), "--only", "4.4"], capture_output=True, text=True, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr
-    for part in ("The smallest failing input", "expected: ", "got:      raised", "Hint: Wrap the call",
-                 f"replay: `.venv/bin/python -m grader grade {path} --seed 0 --only 4.4`", "TOOLS["):
+    for part in (
+        "The smallest failing input",
+        "expected: ",
+        "got:      raised",
+        "Hint: Wrap the call",
+        f"replay: `.venv/bin/python -m grader grade {path} --seed 0 --only 4.4`",
+        "TOOLS[",
+    ):
         assert part in done.stdout
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["grade", "no/such/tools.py"], "cannot be read"),
-    (["grade", str(REFERENCE), "--only", "9.9"], "names no check"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["grade", "no/such/tools.py"], "cannot be read"),
+        (["grade", str(REFERENCE), "--only", "9.9"], "names no check"),
+    ],
+)
 def test_grade_cli_refuses_bad_input_with_a_clear_message(argv, says):
     done = subprocess.run([sys.executable, "-m", "grader", *argv], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
@@ -224,21 +270,30 @@ def test_grade_cli_refuses_bad_input_with_a_clear_message(argv, says):
 def test_results_json_stays_under_a_megabyte_whatever_the_feedback():
     huge = "x" * 2_000_000
     checks = [check_ for stage in STAGES.values() for check_ in stage.checks]
-    result = Grade("tools.py", 0, [CheckResult(c, False, "found a wrong answer", Failure(huge, huge, huge, huge))
-                                   for c in checks], 1.0)
+    result = Grade(
+        "tools.py",
+        0,
+        [CheckResult(c, False, "found a wrong answer", Failure(huge, huge, huge, huge)) for c in checks],
+        1.0,
+    )
     assert len(json.dumps(results_json(result), ensure_ascii=False).encode()) < MAX_RESULTS_BYTES
 
 
 # ── check() for notebooks ────────────────────────────────────────────────────
 
+
 def test_check_shows_a_table_and_says_what_is_not_implemented_yet(tmp_path):
-    path = write_patched(tmp_path, "tools.py", 'return check_arg_fields(TOOLS[name]["args"], args, prefix="")',
-                         'raise NotImplementedError("Stage 2: check_args — see notebooks/02_check_args.ipynb")')
+    path = write_patched(
+        tmp_path,
+        "tools.py",
+        'return check_arg_fields(TOOLS[name]["args"], args, prefix="")',
+        'raise NotImplementedError("Stage 2: check_args — see notebooks/02_check_args.ipynb")',
+    )
     report = check(2, str(path))
     assert report.score == 0 and not report.passed
     assert "<table" in report._repr_html_() and "not implemented yet" in report._repr_html_()
     assert repr(report).count("not implemented yet") == len(STAGES[2].checks)
-    assert check(3, str(path)).passed     # the other stages do not care
+    assert check(3, str(path)).passed  # the other stages do not care
 
 
 def test_check_of_the_lab_module_passes_and_a_wrong_stage_is_a_message():

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from agtool import tools
-from contract_strategies import arg_fields, args_for, json_args, json_leaves
+from tests.contract_strategies import arg_fields, args_for, json_args, json_leaves
 
 # No deadline and no too_slow check: two CPUs are shared by several engineers, so timings vary.
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -22,16 +22,32 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 # careless caller or a broken tool can produce on top of them: NaN, inf, bytes, tuples, sets,
 # non-str keys, objects.
 
-hashable_odd = (st.text(max_size=4) | st.integers() | st.floats() | st.none() | st.booleans()
-                | st.binary(max_size=3) | st.tuples(st.integers(), st.text(max_size=2)))
-odd_leaves = (json_leaves | st.floats() | st.binary(max_size=4) | st.complex_numbers()
-              | st.sets(st.integers(), max_size=3) | st.frozensets(st.text(max_size=2), max_size=2)
-              | st.builds(object) | st.sampled_from([Ellipsis, NotImplemented, str, len]))
+hashable_odd = (
+    st.text(max_size=4)
+    | st.integers()
+    | st.floats()
+    | st.none()
+    | st.booleans()
+    | st.binary(max_size=3)
+    | st.tuples(st.integers(), st.text(max_size=2))
+)
+odd_leaves = (
+    json_leaves
+    | st.floats()
+    | st.binary(max_size=4)
+    | st.complex_numbers()
+    | st.sets(st.integers(), max_size=3)
+    | st.frozensets(st.text(max_size=2), max_size=2)
+    | st.builds(object)
+    | st.sampled_from([Ellipsis, NotImplemented, str, len])
+)
 odd_values = st.recursive(
     odd_leaves,
-    lambda inner: (st.lists(inner, max_size=3) | st.tuples(inner, inner)
-                   | st.dictionaries(hashable_odd, inner, max_size=3)),
-    max_leaves=10)
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.tuples(inner, inner) | st.dictionaries(hashable_odd, inner, max_size=3)
+    ),
+    max_leaves=10,
+)
 
 GOOD = {"sku": "A-100", "region": "seoul", "limit": 2}
 tool_names = st.sampled_from(sorted(tools.TOOLS)) | st.text(max_size=12) | odd_values
@@ -56,11 +72,17 @@ def door_args(draw):
 
 # A value shaped like stock_lookup's, odd anywhere, so the result check's every branch is reached.
 stock_values = st.fixed_dictionaries(
-    {"sku": st.text(max_size=3) | odd_values,
-     "rows": st.lists(st.fixed_dictionaries({"region": st.text(max_size=3) | odd_values,
-                                             "qty": st.integers(-2, 5) | odd_values}) | odd_values,
-                      max_size=3) | odd_values},
-    optional={"extra": odd_values})
+    {
+        "sku": st.text(max_size=3) | odd_values,
+        "rows": st.lists(
+            st.fixed_dictionaries({"region": st.text(max_size=3) | odd_values, "qty": st.integers(-2, 5) | odd_values})
+            | odd_values,
+            max_size=3,
+        )
+        | odd_values,
+    },
+    optional={"extra": odd_values},
+)
 results = stock_values | odd_values
 
 
@@ -77,6 +99,7 @@ def assert_envelope(envelope):
 
 
 # ── stage 3 and 4: nothing raises ────────────────────────────────────────────
+
 
 @pytest.mark.stage3
 @SETTINGS
@@ -125,17 +148,24 @@ def test_the_door_never_raises_whatever_the_body_does(restoring, value, error):
 # `allowed` is drawn for scalar types only: for a list or dict, Python's == says [True] == [1]
 # where JSON Schema's enum keeps bool and int apart, so the two would disagree by design.
 
+
 def is_python_int(checker, value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 ContractValidator = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", is_python_int))
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", is_python_int),
+)
 
 # Which jsonschema keyword fails for each check of the contract.
-KEYWORD = {"unknown": "additionalProperties", "missing": "required", "type": "type",
-           "range": ("minimum", "maximum"), "allowed": "enum"}
+KEYWORD = {
+    "unknown": "additionalProperties",
+    "missing": "required",
+    "type": "type",
+    "range": ("minimum", "maximum"),
+    "allowed": "enum",
+}
 
 # Flat contracts (each arg a type, maybe bounds, allowed, optional): jsonschema names the arg
 # that fails in its error's path, which a nested field's dotted reason cannot be compared with.
@@ -174,8 +204,7 @@ def test_check_args_agrees_with_jsonschema_on_the_lab_table(name, data):
 def test_check_args_agrees_with_jsonschema_on_generated_tables(restoring, contract, data):
     """Put a generated contract into TOOLS: check_args and jsonschema still agree."""
     with restoring() as table:
-        table["generated"] = {"fn": dict, "description": "a generated contract",
-                              "args": contract, "returns": {}}
+        table["generated"] = {"fn": dict, "description": "a generated contract", "args": contract, "returns": {}}
         tools.check_table()
         assert_agrees_with_jsonschema("generated", data.draw(args_for(contract)))
 
@@ -186,6 +215,7 @@ def test_check_args_agrees_with_jsonschema_on_generated_tables(restoring, contra
 # 0.0 are == in Python, but json.dumps writes "-0.0", so they get different keys: we keep that
 # and call them different args. A tool may tell them apart (a bearing, math.copysign), and
 # treating them as two questions costs at most one extra call, never a wrong replay.
+
 
 def same_json(a, b) -> bool:
     if type(a) is not type(b):
@@ -276,10 +306,13 @@ def test_memo_key_is_none_exactly_when_json_cannot_hold_the_args(args):
 
 # ── stage 6: a run never raises ──────────────────────────────────────────────
 
+
 @pytest.mark.stage6
 @settings(SETTINGS, max_examples=60)
-@given(request_=st.fixed_dictionaries({"tool": tool_names, "args": door_args()}) | odd_values,
-       max_attempts=st.integers(-1, 4) | odd_values)
+@given(
+    request_=st.fixed_dictionaries({"tool": tool_names, "args": door_args()}) | odd_values,
+    max_attempts=st.integers(-1, 4) | odd_values,
+)
 def test_run_never_raises(request_, max_attempts):
     """Any request, any attempt limit: a final state with a status, within the attempt limit."""
     state = tools.run(request_, max_attempts=max_attempts)

@@ -3,6 +3,7 @@
 import ast
 import importlib.util
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -17,9 +18,11 @@ REGIONS = ["busan", "jeju", "seoul"]
 def test_stock_lookup_has_the_seed_contract():
     """stock_lookup: sku str, region one of busan/jeju/seoul, limit int 1..2; rows at most 2 of region/qty."""
     entry = tools.TOOLS["stock_lookup"]
-    assert entry["args"] == {"sku": {"type": "str"},
-                             "region": {"type": "str", "allowed": REGIONS},
-                             "limit": {"type": "int", "min": 1, "max": 2}}
+    assert entry["args"] == {
+        "sku": {"type": "str"},
+        "region": {"type": "str", "allowed": REGIONS},
+        "limit": {"type": "int", "min": 1, "max": 2},
+    }
     assert entry["returns"]["sku"] == {"type": "str"}
     rows = entry["returns"]["rows"]
     assert (rows["type"], rows["max_len"]) == ("list", 2)
@@ -58,6 +61,7 @@ def test_every_entry_has_fn_description_args_returns():
 
 # ── describe_tools ───────────────────────────────────────────────────────────
 
+
 def described(name):
     (entry,) = [d for d in tools.describe_tools() if d["function"]["name"] == name]
     return entry
@@ -80,9 +84,11 @@ def test_describe_tools_parameters_are_a_closed_json_schema_object():
     params = described("stock_lookup")["function"]["parameters"]
     assert params == {
         "type": "object",
-        "properties": {"sku": {"type": "string"},
-                       "region": {"type": "string", "enum": REGIONS},
-                       "limit": {"type": "integer", "minimum": 1, "maximum": 2}},
+        "properties": {
+            "sku": {"type": "string"},
+            "region": {"type": "string", "enum": REGIONS},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 2},
+        },
         "required": ["sku", "region", "limit"],
         "additionalProperties": False,
     }
@@ -97,8 +103,11 @@ def test_describe_tools_maps_each_type_name(put_tool, spy, kind, json_type):
 
 def test_describe_tools_leaves_optional_args_out_of_required(put_tool, spy):
     """An arg with required: False is a property but not in `required`."""
-    put_tool("opt", spy(), args={"a": {"type": "str"}, "b": {"type": "int", "required": False},
-                                 "c": {"type": "float", "required": True}})
+    put_tool(
+        "opt",
+        spy(),
+        args={"a": {"type": "str"}, "b": {"type": "int", "required": False}, "c": {"type": "float", "required": True}},
+    )
     params = described("opt")["function"]["parameters"]
     assert list(params["properties"]) == ["a", "b", "c"]
     assert params["required"] == ["a", "c"]
@@ -120,14 +129,19 @@ def test_every_described_schema_is_valid_json_schema():
 
 # ── check_table ──────────────────────────────────────────────────────────────
 
+
 def test_the_lab_table_passes_check_table():
     """The lab's own table is accepted."""
-    assert tools.check_table() is None
+    tools.check_table()  # raises if the table is refused
 
 
 def good_entry(**changes):
-    entry = {"fn": len, "description": "a tool", "args": {"x": {"type": "int", "min": 0, "max": 9}},
-             "returns": {"n": {"type": "int"}}}
+    entry = {
+        "fn": len,
+        "description": "a tool",
+        "args": {"x": {"type": "int", "min": 0, "max": 9}},
+        "returns": {"n": {"type": "int"}},
+    }
     entry.update(changes)
     return entry
 
@@ -159,8 +173,11 @@ MISTAKES = [
     ("negative max_len", good_entry(returns={"l": {"type": "list", "max_len": -1}}), "max_len"),
     ("allow_empty not a bool", good_entry(returns={"l": {"type": "list", "allow_empty": 1}}), "allow_empty"),
     ("items on a dict", good_entry(returns={"d": {"type": "dict", "items": {}}}), "items"),
-    ("bad spec inside items", good_entry(returns={"rows": {"type": "list", "items": {
-        "qty": {"type": "int", "min": 3, "max": 0}}}}), "qty"),
+    (
+        "bad spec inside items",
+        good_entry(returns={"rows": {"type": "list", "items": {"qty": {"type": "int", "min": 3, "max": 0}}}}),
+        "qty",
+    ),
 ]
 
 
@@ -176,32 +193,33 @@ def test_check_table_refuses_a_mistake_naming_tool_and_field(entry, word):
 def test_check_table_refuses_a_table_that_is_not_a_dict():
     """TOOLS itself must be a dict; the error is a ValueError that says so."""
     with pytest.raises(ValueError, match="TOOLS must be a dict"):
-        tools.check_table([("stock_lookup", {})])
+        tools.check_table([("stock_lookup", {})])  # type: ignore[arg-type]  # the wrong type is the test
 
 
 def test_check_table_checks_the_live_table(table):
     """check_table() with no argument checks TOOLS as it is now, so an edit can be checked before any call."""
     table["stock_lookup"]["args"]["limit"]["min"] = 3
-    with pytest.raises(tools.ContractError, match="stock_lookup.*limit"):
+    with pytest.raises(tools.ContractError, match=r"stock_lookup.*limit"):
         tools.check_table()
 
 
 # ── where check_table lives: agtool/contract.py, the lab's part ──────────────
+
 
 def test_tools_keeps_the_labs_names_from_agtool_contract():
     """tools.check_table, tools.ContractError and the constants are the lab's own, one definition each."""
     assert tools.check_table is contract.check_table and tools.ContractError is contract.ContractError
     for name in ("JSON_TYPES", "MAX_INT_BITS", "MAX_ATTEMPTS", "DEFAULT_REGION"):
         assert getattr(tools, name) is getattr(contract, name), name
-    assert tools._PY_TYPES is contract.PY_TYPES   # what the student's has_type reads
+    assert tools._PY_TYPES is contract.PY_TYPES  # what the student's has_type reads
 
 
 def test_contract_imports_nothing_of_agtool_at_import():
     """agtool.tools imports agtool.contract: an import back at module level would be circular, and the
     oracle, which imports the constants, would then hold the reference."""
-    tree = ast.parse(open(contract.__file__).read())
+    tree = ast.parse(Path(contract.__file__).read_text())
     at_top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
-    names = [alias.name for node in at_top for alias in node.names]
+    names: list[str | None] = [alias.name for node in at_top for alias in node.names]
     names += [node.module for node in at_top if isinstance(node, ast.ImportFrom)]
     assert not [name for name in names if name and name.startswith("agtool")], names
 
@@ -209,13 +227,14 @@ def test_contract_imports_nothing_of_agtool_at_import():
 def test_a_tools_py_imported_under_another_name_checks_its_own_table(tmp_path):
     """The import-time check reads the module's own TOOLS, not agtool.tools's: the grader imports a
     submission under a name of its own, and its mistake must be the one refused."""
-    source = open(tools.__file__).read()
+    source = Path(tools.__file__).read_text()
     good = '"limit": {"type": "int", "min": 1, "max": 2}}'
     assert source.count(good) == 1
     path = tmp_path / "tools.py"
     path.write_text(source.replace(good, '"limit": {"type": "int", "min": 3, "max": 2}}'))
     spec = importlib.util.spec_from_file_location("another_tools", path)
+    assert spec is not None and spec.loader is not None
     with pytest.raises(tools.ContractError) as refused:
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
     assert str(refused.value) == "TOOLS['stock_lookup']['args']['limit']: 'min' 3 is above 'max' 2"
-    assert tools.check_table() is None   # the lab's own table is untouched
+    tools.check_table()  # the lab's own table is untouched: this raises if it is not

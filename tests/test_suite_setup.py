@@ -101,7 +101,8 @@ def test_every_module_of_the_lab_imports_first():
     script = """
 import pkgutil, sys, importlib
 import agtool, grader
-names = [m.name for package in (agtool, grader) for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+names = [m.name for package in (agtool, grader)
+         for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
 failed = []
 for name in names:
     for loaded in [key for key in sys.modules if key.split(".")[0] in ("agtool", "grader") and "." in key]:

@@ -8,11 +8,17 @@ import jsonschema
 import pytest
 
 from agtool import tools
-# Stage 1's own check of a refused table (imported under a name pytest does not collect twice).
-from test_stage1_contract import test_check_table_refuses_a_mistake_naming_tool_and_field as assert_refused
 
-FILTER = {"type": "dict", "properties": {"color": {"type": "str", "allowed": ["red", "blue"]},
-                                         "min_qty": {"type": "int", "min": 0, "required": False}}}
+# Stage 1's own check of a refused table (imported under a name pytest does not collect twice).
+from tests.test_stage1_contract import test_check_table_refuses_a_mistake_naming_tool_and_field as assert_refused
+
+FILTER = {
+    "type": "dict",
+    "properties": {
+        "color": {"type": "str", "allowed": ["red", "blue"]},
+        "min_qty": {"type": "int", "min": 0, "required": False},
+    },
+}
 POINTS = {"type": "list", "items": {"type": "float", "min": 0, "max": 1}}
 ROWS = {"type": "list", "items": {"type": "dict", "properties": {"qty": {"type": "int", "max": 9}}}}
 
@@ -20,8 +26,11 @@ ROWS = {"type": "list", "items": {"type": "dict", "properties": {"qty": {"type":
 @pytest.fixture
 def search(put_tool, spy):
     """A tool with a nested dict arg, a list of numbers, a list of dicts and an any."""
-    return put_tool("search", spy(value={}), args={"filter": FILTER, "points": POINTS, "rows": ROWS,
-                                                   "extra": {"type": "any", "required": False}})
+    return put_tool(
+        "search",
+        spy(value={}),
+        args={"filter": FILTER, "points": POINTS, "rows": ROWS, "extra": {"type": "any", "required": False}},
+    )
 
 
 GOOD = {"filter": {"color": "red"}, "points": [0, 0.5, 1], "rows": [{"qty": 3}]}
@@ -29,38 +38,54 @@ GOOD = {"filter": {"color": "red"}, "points": [0, 0.5, 1], "rows": [{"qty": 3}]}
 
 # ── stage 2: check_args ──────────────────────────────────────────────────────
 
+
 @pytest.mark.stage2
 @pytest.mark.parametrize("value", [None, True, 0, "", [], {}, [{"a": [1]}]])
 def test_any_takes_every_value(search, value):
-    """"any" lets every value through, bool and None too."""
+    """ "any" lets every value through, bool and None too."""
     assert tools.check_args("search", {**GOOD, "extra": value}) is None
 
 
 @pytest.mark.stage2
-@pytest.mark.parametrize("args, reason", [
-    ({**GOOD, "filter": {"color": "red", "colour": "red"}}, "unknown:filter.colour"),
-    ({**GOOD, "filter": {}}, "missing:filter.color"),
-    ({**GOOD, "filter": {"color": 7}}, "type:filter.color"),
-    ({**GOOD, "filter": {"color": "green"}}, "allowed:filter.color"),
-    ({**GOOD, "filter": {"color": "red", "min_qty": -1}}, "range:filter.min_qty"),
-    ({**GOOD, "filter": "red"}, "type:filter"),
-], ids=["unknown", "missing", "type", "allowed", "range", "not a dict"])
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        ({**GOOD, "filter": {"color": "red", "colour": "red"}}, "unknown:filter.colour"),
+        ({**GOOD, "filter": {}}, "missing:filter.color"),
+        ({**GOOD, "filter": {"color": 7}}, "type:filter.color"),
+        ({**GOOD, "filter": {"color": "green"}}, "allowed:filter.color"),
+        ({**GOOD, "filter": {"color": "red", "min_qty": -1}}, "range:filter.min_qty"),
+        ({**GOOD, "filter": "red"}, "type:filter"),
+    ],
+    ids=["unknown", "missing", "type", "allowed", "range", "not a dict"],
+)
 def test_a_dict_arg_checks_its_keys_as_args_with_dotted_reasons(search, args, reason):
     """Inside a dict arg: unknown, missing, type, range, allowed, named filter.<key>."""
     assert tools.check_args("search", args) == reason
 
 
 @pytest.mark.stage2
-@pytest.mark.parametrize("args, reason", [
-    ({**GOOD, "points": [0.5, "1"]}, "type:points"),
-    ({**GOOD, "points": [0.5, 1.5]}, "range:points"),
-    ({**GOOD, "points": [float("nan")]}, "range:points"),
-    ({**GOOD, "points": (0.5,)}, "type:points"),
-    ({**GOOD, "rows": [{"qty": 3}, {"qty": 10}]}, "range:rows.qty"),
-    ({**GOOD, "rows": [{"qty": 3}, {}]}, "missing:rows.qty"),
-    ({**GOOD, "rows": [{"qty": 3}, "row"]}, "type:rows"),
-], ids=["item type", "item range", "item NaN", "tuple is not a list", "item key range", "item key missing",
-        "item not a dict"])
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        ({**GOOD, "points": [0.5, "1"]}, "type:points"),
+        ({**GOOD, "points": [0.5, 1.5]}, "range:points"),
+        ({**GOOD, "points": [float("nan")]}, "range:points"),
+        ({**GOOD, "points": (0.5,)}, "type:points"),
+        ({**GOOD, "rows": [{"qty": 3}, {"qty": 10}]}, "range:rows.qty"),
+        ({**GOOD, "rows": [{"qty": 3}, {}]}, "missing:rows.qty"),
+        ({**GOOD, "rows": [{"qty": 3}, "row"]}, "type:rows"),
+    ],
+    ids=[
+        "item type",
+        "item range",
+        "item NaN",
+        "tuple is not a list",
+        "item key range",
+        "item key missing",
+        "item not a dict",
+    ],
+)
 def test_a_list_arg_checks_every_item_named_by_the_list(search, args, reason):
     """Every item meets the items spec; its reason names the list, as rows.qty names a key of some row."""
     assert tools.check_args("search", args) == reason
@@ -94,10 +119,11 @@ def test_the_door_refuses_a_nested_mistake_before_the_body(search):
     """A nested reason goes out through the door as args:<reason>, and the body does not run."""
     envelope = tools.call_tool("search", {**GOOD, "filter": {"color": "green"}})
     assert envelope == {"ok": False, "value": None, "error": "args:allowed:filter.color"}
-    assert search.runs == []
+    assert search.runs == 0
 
 
 # ── stage 1: describe_tools and check_table ─────────────────────────────────
+
 
 @pytest.mark.stage1
 def test_describe_tools_emits_nested_properties_items_and_any(search):
@@ -107,9 +133,14 @@ def test_describe_tools_emits_nested_properties_items_and_any(search):
     jsonschema.Draft202012Validator.check_schema(parameters)
     properties = parameters["properties"]
     assert properties["filter"] == {
-        "type": "object", "additionalProperties": False, "required": ["color"],
-        "properties": {"color": {"type": "string", "enum": ["red", "blue"]},
-                       "min_qty": {"type": "integer", "minimum": 0}}}
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["color"],
+        "properties": {
+            "color": {"type": "string", "enum": ["red", "blue"]},
+            "min_qty": {"type": "integer", "minimum": 0},
+        },
+    }
     assert properties["points"] == {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}}
     assert properties["rows"]["items"]["properties"]["qty"] == {"type": "integer", "maximum": 9}
     assert properties["extra"] == {}
@@ -133,8 +164,11 @@ MISTAKES = [
     ("items on a dict", entry_with(x={"type": "dict", "items": {"type": "int"}}), "items"),
     ("items not a spec", entry_with(x={"type": "list", "items": "int"}), "items"),
     ("properties not a dict", entry_with(x={"type": "dict", "properties": ["a"]}), "properties"),
-    ("bad spec inside properties", entry_with(x={"type": "dict", "properties": {"n": {"type": "int", "min": 3,
-                                                                                       "max": 1}}}), "'n'"),
+    (
+        "bad spec inside properties",
+        entry_with(x={"type": "dict", "properties": {"n": {"type": "int", "min": 3, "max": 1}}}),
+        "'n'",
+    ),
     ("bad spec inside items", entry_with(x={"type": "list", "items": {"type": "number"}}), "items"),
     ("required on an item", entry_with(x={"type": "list", "items": {"type": "int", "required": False}}), "required"),
     ("allowed on any", entry_with(x={"type": "any", "allowed": [1]}), "any"),
@@ -154,7 +188,7 @@ def test_check_table_refuses_a_nested_mistake(entry, word):
 
 @pytest.mark.stage1
 def test_any_is_a_type_of_results_too(put_tool, spy):
-    """"any" in returns: every value passes the shape check; an empty one is still empty unless allowed."""
+    """ "any" in returns: every value passes the shape check; an empty one is still empty unless allowed."""
     put_tool("anything", spy(value={"v": []}), returns={"v": {"type": "any"}})
     assert tools.check_result("anything", {"v": 0}) is None
     assert tools.check_result("anything", {"v": []}) == "empty:v"

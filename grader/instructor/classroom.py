@@ -47,14 +47,14 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agtool.syllabus import LESSONS
+from grader.instructor.sandbox.session import SandboxSession, warm
 from grader.kit.grading import STAGE_POINTS, grade
 from grader.kit.intake import NotASubmission, read_submission
 from grader.kit.report import Audience, write_atomically, write_feedback, write_results
-from grader.instructor.sandbox.session import SandboxSession, warm
 
 STAGE_NUMBERS = sorted(LESSONS)  # the gradebook's stage columns, in order
-STUDENTS = "students"     # OUT/students/<student>/: apart from class's own files, so no name collides
-STOP_SECONDS = 5          # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
+STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
+STOP_SECONDS = 5  # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
 
 
 class UsageError(Exception):
@@ -64,13 +64,14 @@ class UsageError(Exception):
 @dataclass(frozen=True)
 class Submission:
     student: str
-    path: Path            # a regular file inside the student's own entry, symlinks resolved
-    digest: str           # sha256 of what was read: the stamp compares it
+    path: Path  # a regular file inside the student's own entry, symlinks resolved
+    digest: str  # sha256 of what was read: the stamp compares it
 
 
 @dataclass(frozen=True)
 class Row:
     """One line of the gradebook."""
+
     student: str
     total: float
     stages: dict[int, float]
@@ -78,10 +79,13 @@ class Row:
 
 # ── finding the submissions ──────────────────────────────────────────────────
 
+
 def find_tools(folder: Path) -> Path | None:
     """The tools.py in folder, or the shallowest one below it (the first by name among equals)."""
     found = sorted(folder.rglob("tools.py"), key=lambda path: (len(path.parts), path.as_posix()))
-    found = [path for path in found if not _hidden(path.relative_to(folder)) and (path.is_symlink() or not path.is_dir())]
+    found = [
+        path for path in found if not _hidden(path.relative_to(folder)) and (path.is_symlink() or not path.is_dir())
+    ]
     return found[0] if found else None
 
 
@@ -92,8 +96,10 @@ def _hidden(relative: Path) -> bool:
 def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
     """(the submissions in folder, sorted by student; entry -> why, for entries not graded)."""
     if not folder.is_dir():
-        raise UsageError(f"DIR {str(folder)!r} is not a folder: give the folder that holds one "
-                         "<student>.py or <student>/tools.py per student")
+        raise UsageError(
+            f"DIR {str(folder)!r} is not a folder: give the folder that holds one "
+            "<student>.py or <student>/tools.py per student"
+        )
     submissions, refused = {}, {}
     for entry in sorted(folder.iterdir()):
         if _hidden(Path(entry.name)):
@@ -104,15 +110,17 @@ def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
             if path is None:
                 continue
             if student in submissions:
-                raise UsageError(f"DIR {str(folder)!r} holds both {student}.py and {student}/: "
-                                 "keep one submission per student")
+                raise UsageError(
+                    f"DIR {str(folder)!r} holds both {student}.py and {student}/: keep one submission per student"
+                )
             digest = hashlib.sha256(read_submission(str(path), _shown(path, folder))).hexdigest()
             submissions[student] = Submission(student, path, digest)
         except NotASubmission as refusal:
             refused[student] = str(refusal)
     if not submissions and not refused:
-        raise UsageError(f"DIR {str(folder)!r} holds no submissions: put one <student>.py or "
-                         "<student>/tools.py per student in it")
+        raise UsageError(
+            f"DIR {str(folder)!r} holds no submissions: put one <student>.py or <student>/tools.py per student in it"
+        )
     return list(submissions.values()), refused
 
 
@@ -131,7 +139,7 @@ def _own_file(entry: Path) -> Path | None:
     """
     if not entry.name.isprintable():
         raise NotASubmission(f"{entry.name!r} holds a control character: rename it")
-    if entry.is_symlink():      # its target is someone else's file, or outside the class
+    if entry.is_symlink():  # its target is someone else's file, or outside the class
         raise NotASubmission(f"{entry.name} is a symbolic link: hand in the file or folder itself")
     if not entry.is_dir():
         if entry.suffix != ".py":
@@ -142,15 +150,18 @@ def _own_file(entry: Path) -> Path | None:
         raise NotASubmission("no tools.py in it")
     try:
         real = found.resolve(strict=True)
-    except (OSError, RuntimeError):              # a dangling link, or a loop
+    except (OSError, RuntimeError):  # a dangling link, or a loop
         raise NotASubmission(f"{found.relative_to(entry.parent)} is a broken symbolic link") from None
     if not real.is_relative_to(entry.resolve()):
-        raise NotASubmission(f"{found.relative_to(entry.parent)} is a symbolic link out of {entry.name}/ "
-                             "(to someone else's file?): hand in the file itself")
+        raise NotASubmission(
+            f"{found.relative_to(entry.parent)} is a symbolic link out of {entry.name}/ "
+            "(to someone else's file?): hand in the file itself"
+        )
     return real
 
 
 # ── one student, in a worker ─────────────────────────────────────────────────
+
 
 def stamp(submission: Submission, seed: int) -> dict:
     """What a student's results depend on: seed, submission and grader."""
@@ -194,7 +205,7 @@ def grade_student(submission: Submission, seed: int, out: Path) -> Row:
     """Grade one student and write their folder in OUT; the stamp goes last."""
     result = grade(str(submission.path), SandboxSession, seed=seed)
     folder = student_folder(out, submission.student)
-    audience = Audience(path=str(submission.path))     # the replay line names the file as it is in DIR
+    audience = Audience(path=str(submission.path))  # the replay line names the file as it is in DIR
     write_feedback(result, folder / "feedback.md", audience)
     write_results(result, folder / "results.json", audience)
     write_atomically(folder / "graded.json", json.dumps(stamp(submission, seed), indent=2) + "\n")
@@ -215,8 +226,9 @@ def _abandon(signum, frame) -> None:
 
 # ── the class ────────────────────────────────────────────────────────────────
 
+
 class _Bar(tqdm):
-    monitor_interval = 0    # no monitor thread: pools are forked again after a worker dies
+    monitor_interval = 0  # no monitor thread: pools are forked again after a worker dies
 
 
 def grade_class(folder: Path, out: Path, jobs: int = 2, seed: int = 0, progress: bool = True) -> list[Row]:
@@ -238,22 +250,34 @@ def grade_class(folder: Path, out: Path, jobs: int = 2, seed: int = 0, progress:
         graded = [row for row in rows.values() if row]
         write_gradebook(out, graded)
         write_not_graded(out, {**refused, **failures})
-        if finished:        # drawing takes seconds: not while the instructor waits for Ctrl-C to end
+        if finished:  # drawing takes seconds: not while the instructor waits for Ctrl-C to end
             write_histogram(out, graded)
         for student, why in sorted({**refused, **failures}.items()):
             print(f"not graded: {student}: {why}", file=sys.stderr)
         now = len(graded) - (len(submissions) - len(pending))
         left = len(pending) - now - len(failures)
-        print(f"{out / 'gradebook.csv'}: {len(graded)} students ({now} graded now, "
-              f"{len(submissions) - len(pending)} kept from an earlier run"
-              + (f", {left} left to grade" if left else "") + ")", file=sys.stderr)
+        print(
+            f"{out / 'gradebook.csv'}: {len(graded)} students ({now} graded now, "
+            f"{len(submissions) - len(pending)} kept from an earlier run"
+            + (f", {left} left to grade" if left else "")
+            + ")",
+            file=sys.stderr,
+        )
     return graded
 
 
-def _grade_pending(pending: list[Submission], seed: int, out: Path, jobs: int,
-                   rows: dict[str, Row | None], failures: dict[str, str], progress: bool) -> None:
+def _grade_pending(
+    pending: list[Submission],
+    seed: int,
+    out: Path,
+    jobs: int,
+    rows: dict[str, Row | None],
+    failures: dict[str, str],
+    progress: bool,
+) -> None:
     """Grade `pending` in pools, filling rows (and failures) in and rewriting the gradebook after each student."""
     with _Bar(total=len(pending), unit="student", desc="grading", disable=not progress) as bar:
+
         def done(student: str, row: Row | None, why: str | None) -> None:
             rows[student] = row
             if why:
@@ -266,8 +290,11 @@ def _grade_pending(pending: list[Submission], seed: int, out: Path, jobs: int,
             for suspect in _run_pool(queue, min(jobs, len(queue)), seed, out, done):
                 # Alone in a pool of its own: a worker that dies now died of this very student.
                 if _run_pool(deque([suspect]), 1, seed, out, done):
-                    done(suspect.student, None, "its grading worker died, twice (killed, or out of memory?); "
-                                                "run the command again to retry")
+                    done(
+                        suspect.student,
+                        None,
+                        "its grading worker died, twice (killed, or out of memory?); run the command again to retry",
+                    )
 
 
 def _run_pool(queue: deque[Submission], jobs: int, seed: int, out: Path, done) -> list[Submission]:
@@ -289,12 +316,12 @@ def _run_pool(queue: deque[Submission], jobs: int, seed: int, out: Path, done) -
                     done(submission.student, future.result(), None)
                 except BrokenProcessPool:
                     broken.append(submission)
-                except Exception as error:      # a grader bug must not cost the other students
+                except Exception as error:  # a grader bug must not cost the other students
                     done(submission.student, None, f"grader error: {type(error).__name__}: {error}")
             if broken:
                 pool.shutdown(wait=True)
                 return broken + list(flying.values())
-    except BaseException:                       # Ctrl-C, SIGTERM: stop the workers now, not after their students
+    except BaseException:  # Ctrl-C, SIGTERM: stop the workers now, not after their students
         _stop(pool)
         raise
     pool.shutdown(wait=True)
@@ -323,11 +350,13 @@ def _check_writable(out: Path) -> None:
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as error:
-        raise UsageError(f"--out {str(out)!r} cannot be written ({error.strerror}): "
-                         "choose a folder you can write to") from None
+        raise UsageError(
+            f"--out {str(out)!r} cannot be written ({error.strerror}): choose a folder you can write to"
+        ) from None
 
 
 # ── what the instructor reads ────────────────────────────────────────────────
+
 
 def _csv(rows: list[list[str]]) -> str:
     text = io.StringIO()
@@ -337,8 +366,10 @@ def _csv(rows: list[list[str]]) -> str:
 
 def write_gradebook(out: Path, rows: list[Row]) -> None:
     lines = [["student", "total", *(f"stage{stage}" for stage in STAGE_NUMBERS)]]
-    lines += [[row.student, f"{row.total:g}", *(f"{row.stages[stage]:g}" for stage in STAGE_NUMBERS)]
-              for row in sorted(rows, key=lambda row: row.student)]
+    lines += [
+        [row.student, f"{row.total:g}", *(f"{row.stages[stage]:g}" for stage in STAGE_NUMBERS)]
+        for row in sorted(rows, key=lambda row: row.student)
+    ]
     write_atomically(out / "gradebook.csv", _csv(lines))
 
 
@@ -349,6 +380,7 @@ def write_not_graded(out: Path, why: dict[str, str]) -> None:
 
 def write_histogram(out: Path, rows: list[Row]) -> None:
     from grader.instructor.histogram import png
+
     write_atomically(out / "histogram.png", png(rows, STAGE_POINTS))
 
 
@@ -356,8 +388,9 @@ def command(parser: argparse.ArgumentParser):
     """The `class` subcommand's arguments; returns what runs it."""
     parser.add_argument("dir", metavar="DIR", help="one <student>.py or <student>/tools.py per student")
     parser.add_argument("--out", required=True, help="where gradebook.csv and each student's folder go")
-    parser.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1,
-                        help="students graded at once (default: one per CPU)")
+    parser.add_argument(
+        "--jobs", type=_jobs, default=os.cpu_count() or 1, help="students graded at once (default: one per CPU)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="what the random inputs are drawn from (default 0)")
     return run
 
@@ -371,6 +404,7 @@ def _jobs(text: str) -> int:
 @contextlib.contextmanager
 def _interrupts_once():
     """SIGINT and SIGTERM raise KeyboardInterrupt, once: a second Ctrl-C must not cut the clean-up short."""
+
     def interrupt(signum, frame):
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_IGN)
@@ -393,7 +427,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"grader class: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("grader class: interrupted; what was graded is kept: run the same command to resume",
-              file=sys.stderr)
+        print("grader class: interrupted; what was graded is kept: run the same command to resume", file=sys.stderr)
         return 130
     return 0

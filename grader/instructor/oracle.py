@@ -15,7 +15,8 @@ enters a child (tests/test_trust_boundary.py).
 """
 
 import difflib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # The lab's constants, not the reference's logic: agtool.contract holds no stage's solution.
 from agtool.contract import DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS, ODD_LIMIT
@@ -25,8 +26,8 @@ from grader.instructor.trusted.door import call_tool, failure  # noqa: F401
 from grader.instructor.trusted.memo import MAX_INT_BITS, call_memo, is_json, memo_key  # noqa: F401
 from grader.instructor.trusted.results import result_reason, result_reasons  # noqa: F401
 
-
 # ── Stage 4 · every right error ──────────────────────────────────────────────
+
 
 def door_errors(expected: str | None, contract: dict, args: Any, returns: dict, value: Any) -> set:
     """Every right error where the one-answer door says `expected`.
@@ -42,6 +43,7 @@ def door_errors(expected: str | None, contract: dict, args: Any, returns: dict, 
 
 
 # ── Stage 6 · retry graph ────────────────────────────────────────────────────
+
 
 def _arg_field(reason: str) -> str:
     return reason.split(":", 2)[-1]
@@ -88,8 +90,13 @@ def find_fix(reason: str) -> Callable | None:
     return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))
 
 
-def run(tools: dict, request: Any, max_attempts: Any = MAX_ATTEMPTS, memo: dict | None = None,
-        picker: Callable | None = None) -> dict:
+def run(
+    tools: dict,
+    request: Any,
+    max_attempts: Any = MAX_ATTEMPTS,
+    memo: dict | None = None,
+    picker: Callable | None = None,
+) -> dict:
     """What a run must come to: the same door calls, reasons and ending as the spec's graph.
 
     A max_attempts that is not an int (True and False included) gives ODD_LIMIT at once; an exception
@@ -136,15 +143,19 @@ def apply_fix(fix: Callable, tools: dict, tool: Any, args: Any, reason: str) -> 
 
 # ── Stage 1 · what describe_tools must say ───────────────────────────────────
 
+
 def object_schema(specs: dict) -> dict:
     """The JSON Schema of a dict with the keys of specs (the args, or a dict arg's properties), no others."""
-    return {"type": "object", "properties": {key: arg_schema(spec) for key, spec in specs.items()},
-            "required": [key for key, spec in specs.items() if spec.get("required", True)],
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {key: arg_schema(spec) for key, spec in specs.items()},
+        "required": [key for key, spec in specs.items() if spec.get("required", True)],
+        "additionalProperties": False,
+    }
 
 
 def arg_schema(spec: dict) -> dict:
-    schema = {} if spec["type"] == "any" else {"type": JSON_TYPES.get(spec["type"])}
+    schema: dict[str, Any] = {} if spec["type"] == "any" else {"type": JSON_TYPES.get(spec["type"])}
     for ours, theirs in (("allowed", "enum"), ("min", "minimum"), ("max", "maximum")):
         if ours in spec:
             schema[theirs] = spec[ours]

@@ -28,8 +28,9 @@ Leak rule (what "no solution line survives" means)
   holds and tells nothing about the solution. A line that the reference also has
   outside its blocks, or that its lab-provided part (LAB_PART, agtool/contract.py: the
   table check and the constants, split out of tools.py) has, is lab-provided code,
-  shipped on purpose, and is not a solution line. The kit is refused if any text file in it (for a notebook: any line of any
-  cell) has a solution line as its code, the grader's files included.
+  shipped on purpose, and is not a solution line. The kit is refused if any text file in it
+  (for a notebook: any line of any cell) has a solution line as its code, the grader's files
+  included.
 
 Deterministic: files are gathered in sorted order into memory and written with
 no timestamps in their content, so two releases are byte-identical.
@@ -66,8 +67,10 @@ KIT_GRADER = re.compile(r"grader/(__init__|__main__|kit/.+)\.py")
 PROBES = "grader/kit/public_probes.json"
 
 # Never shipped: caches, editor and build debris, and anything a run leaves behind.
-SKIPPED = re.compile(r"(^|/)(__pycache__|\.ipynb_checkpoints|\.pytest_cache|\.hypothesis|[^/]*\.egg-info)(/|$)"
-                     r"|\.py[co]$|(^|/)\.DS_Store$")
+SKIPPED = re.compile(
+    r"(^|/)(__pycache__|\.ipynb_checkpoints|\.pytest_cache|\.hypothesis|[^/]*\.egg-info)(/|$)"
+    r"|\.py[co]$|(^|/)\.DS_Store$"
+)
 
 _MARKER = re.compile(r"^\s*#\s*(BEGIN|END)\s+(SOLUTION|PROMPT)\b")
 _STAGE = re.compile(r"^# ── Stage (\d+) ·")
@@ -90,6 +93,7 @@ class OutdirError(ReleaseError):
 
 # ── The skeleton ──────────────────────────────────────────────────────────────
 
+
 def _blocks(lines: list[str], filename: str) -> list[tuple[str, int, int]]:
     """(kind, begin, end) of every marker block, 0-based line numbers; refuses bad markers."""
     blocks, open_block = [], None
@@ -103,8 +107,9 @@ def _blocks(lines: list[str], filename: str) -> list[tuple[str, int, int]]:
             raise ReleaseError(f"{where}: malformed marker {line.strip()!r}; write exactly '# {edge} {kind}'")
         if edge == "BEGIN":
             if open_block:
-                raise ReleaseError(f"{where}: nested '# BEGIN {kind}': the block opened at line "
-                                   f"{open_block[1] + 1} is not closed yet")
+                raise ReleaseError(
+                    f"{where}: nested '# BEGIN {kind}': the block opened at line {open_block[1] + 1} is not closed yet"
+                )
             open_block = (kind, number)
             continue
         if not open_block or open_block[0] != kind:
@@ -120,12 +125,13 @@ def _blocks(lines: list[str], filename: str) -> list[tuple[str, int, int]]:
 
 
 def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
+    return line[: len(line) - len(line.lstrip())]
 
 
 @dataclass(frozen=True)
 class Replacement:
     """What the skeleton puts in place of one marker block (its lines begin..end, 0-based, markers included)."""
+
     begin: int
     end: int
     stage: int
@@ -145,13 +151,15 @@ def replacements(source: str, filename: str, notebooks: dict[int, str]) -> list[
         if kind == "PROMPT":
             if indent or after_module_solution != begin - 1:
                 raise ReleaseError(f"{where}: a PROMPT block must directly follow a module-level SOLUTION block")
-            new = [_uncomment(line, filename, n) for n, line in enumerate(lines[begin + 1:end], begin + 2)]
+            new = [_uncomment(line, filename, n) for n, line in enumerate(lines[begin + 1 : end], begin + 2)]
             names = [match[1] for match in map(_ASSIGNED.match, new) if match]
         elif not indent:
             new, names, after_module_solution = [], [], end
         else:
             names = [_function_above(lines, begin, where)]
-            new = [f'{indent}raise NotImplementedError("Stage {stage}: {names[0]} — see notebooks/{notebooks[stage]}")\n']
+            new = [
+                f'{indent}raise NotImplementedError("Stage {stage}: {names[0]} — see notebooks/{notebooks[stage]}")\n'
+            ]
         planned.append(Replacement(begin, end, stage, tuple(names), tuple(new)))
     return planned
 
@@ -161,7 +169,7 @@ def skeleton(source: str, filename: str, notebooks: dict[int, str]) -> str:
     lines = source.splitlines(keepends=True)
     out, number = [], 0
     for block in replacements(source, filename, notebooks):
-        out += lines[number:block.begin] + list(block.lines)
+        out += lines[number : block.begin] + list(block.lines)
         number = block.end + 1
     return "".join(out + lines[number:])
 
@@ -202,6 +210,7 @@ def _function_above(lines: list[str], begin: int, where: str) -> str:
 
 # ── The leak rule ─────────────────────────────────────────────────────────────
 
+
 def code_of(line: str) -> str:
     """A line as the leak rule compares it: no indentation, no trailing comment."""
     code = line.strip()
@@ -217,15 +226,14 @@ def solution_lines(source: str, filename: str = STUDENT_MODULE, provided: str | 
     """The meaningful code of the reference's SOLUTION blocks that the reference has nowhere else,
     nor its lab-provided part (`provided`: the text of LAB_PART, this repository's when not given)."""
     lines = source.splitlines()
-    inside = set()
+    inside: set[int] = set()
     for kind, begin, end in _blocks(lines, filename):
         if kind == "SOLUTION":
             inside.update(range(begin + 1, end))
     provided = (ROOT / LAB_PART).read_text() if provided is None else provided
     outside = {code_of(line) for number, line in enumerate(lines) if number not in inside}
     outside |= {code_of(line) for line in provided.splitlines()}
-    return {code for code in map(code_of, (lines[n] for n in inside))
-            if is_meaningful(code) and code not in outside}
+    return {code for code in map(code_of, (lines[n] for n in inside)) if is_meaningful(code) and code not in outside}
 
 
 def leaks(files: dict[str, bytes], solution: set[str]) -> list[str]:
@@ -253,6 +261,7 @@ def _text_lines(path: str, content: bytes):
 
 # ── The kit ───────────────────────────────────────────────────────────────────
 
+
 def strip_notebook(text: str) -> str:
     """A notebook as students get it: no outputs, no execution counts, only cell tags as metadata."""
     notebook = nbformat.reads(text, as_version=4)
@@ -272,7 +281,7 @@ def _walk(root: Path, folder: str) -> list[str]:
 
 
 def _stage_notebooks(root: Path) -> dict[int, str]:
-    notebooks = {}
+    notebooks: dict[int, str] = {}
     for path in sorted((root / "notebooks").glob("0[1-9]_*.ipynb")):
         notebooks.setdefault(int(path.name[:2]), path.name)
     return notebooks
@@ -281,8 +290,9 @@ def _stage_notebooks(root: Path) -> dict[int, str]:
 def _pyproject(root: Path) -> str:
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     template = (TEMPLATES / "pyproject.toml").read_text()
-    return template.format(**{key.replace("-", "_"): json.dumps(value) for key, value in project.items()
-                              if isinstance(value, str)})
+    return template.format(
+        **{key.replace("-", "_"): json.dumps(value) for key, value in project.items() if isinstance(value, str)}
+    )
 
 
 def _make_rule(makefile: Path, target: str) -> str:
@@ -294,7 +304,7 @@ def _make_rule(makefile: Path, target: str) -> str:
     end = starts[0] + 1
     while end < len(lines) and lines[end].startswith("\t"):
         end += 1
-    return "\n".join(lines[starts[0]:end])
+    return "\n".join(lines[starts[0] : end])
 
 
 def kit_files(root: Path = ROOT) -> dict[str, bytes]:
@@ -356,11 +366,13 @@ def release(outdir: Path, root: Path = ROOT, force: bool = False) -> dict[str, b
     """Build the kit, refuse it if a solution line would ship, and write it to outdir."""
     _writable(outdir, force)  # before the work: a wrong OUTDIR is the first thing to hear about
     files = kit_files(Path(root))
-    found = leaks(files, solution_lines((Path(root) / STUDENT_MODULE).read_text(),
-                                        provided=(Path(root) / LAB_PART).read_text()))
+    found = leaks(
+        files, solution_lines((Path(root) / STUDENT_MODULE).read_text(), provided=(Path(root) / LAB_PART).read_text())
+    )
     if found:
-        raise ReleaseError(f"{len(found)} solution lines would ship in the kit; remove or reword them:\n  "
-                           + "\n  ".join(found))
+        raise ReleaseError(
+            f"{len(found)} solution lines would ship in the kit; remove or reword them:\n  " + "\n  ".join(found)
+        )
     write_kit(files, outdir, force)
     return files
 
@@ -383,8 +395,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"grader release: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"grader release: OUTDIR {args.outdir!r} cannot be written ({error.strerror}): "
-              "choose a folder you can write to", file=sys.stderr)
+        print(
+            f"grader release: OUTDIR {args.outdir!r} cannot be written ({error.strerror}): "
+            "choose a folder you can write to",
+            file=sys.stderr,
+        )
         return 2
     print(f"{args.outdir}: the student kit, {len(files)} files; students start with `make lab`")
     return 0

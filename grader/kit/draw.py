@@ -13,14 +13,15 @@ oracle: no NaN or infinity where no bound could make it wrong, no int where a
 result wants a float, no -0.0 (equal to 0.0, yet JSON tells them apart).
 """
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from hypothesis import strategies as st
 
 Draw = Callable[[st.SearchStrategy], Any]
 
 KINDS = ("str", "int", "float", "bool", "list", "dict")
-ARG_KINDS = KINDS + ("any",)   # "any" lets every value through; return specs do not use it
+ARG_KINDS = (*KINDS, "any")  # "any" lets every value through; return specs do not use it
 # Names of tools, args and keys; a pool is far cheaper to draw from than st.text.
 POOL = ("a", "b", "sku", "qty", "x_y", "limit", "rows", "region", "c", "days", "tags", "d2", "zone", "id")
 NAMES = st.sampled_from(POOL)
@@ -34,7 +35,7 @@ OFFSET = st.integers(0, 6)
 LOW = st.integers(-10, 10)
 FRACTION = st.one_of(st.sampled_from([0.0, 1.0, 0.5]), st.floats(0, 1))
 ANY_INT = st.integers(-1000, 1000)
-ANY_FLOAT = st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: x + 0.0)   # x + 0.0: no -0.0
+ANY_FLOAT = st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: x + 0.0)  # x + 0.0: no -0.0
 LEAF = st.one_of(st.none(), BOOL, st.integers(-3, 3), st.floats(-9, 9).map(lambda x: x + 0.0), TEXT)
 WHICH_BOUNDS = ("both", "min", "max", "none")
 REQUIRED = (None, None, True, False)
@@ -49,7 +50,7 @@ WRONG = {
     "dict": ([], "x", None, [["a", 1]], 1),
 }
 WRONG_RESULT = {**WRONG, "int": (True, False, 4.0, "4개", None), "float": (True, False, "1.5", None)}
-NOT_A_DICT = ([], "ok", None, 3, {"$tuple": []}, [{"a": 1}], {"$set": [1]})
+NOT_A_DICT: tuple[Any, ...] = ([], "ok", None, 3, {"$tuple": []}, [{"a": 1}], {"$set": [1]})
 
 
 def pick(d: Draw, choices: Sequence) -> Any:
@@ -78,7 +79,7 @@ def names(d: Draw, least: int = 0, most: int = 3) -> list[str]:
     return [POOL[(start + step * at) % len(POOL)] for at in range(count)]
 
 
-_STEPS = (1, 3, 5)   # prime to len(POOL): a run never repeats a name
+_STEPS = (1, 3, 5)  # prime to len(POOL): a run never repeats a name
 
 
 def plain(d: Draw, depth: int = 2) -> Any:
@@ -92,6 +93,7 @@ def plain(d: Draw, depth: int = 2) -> Any:
 
 
 # ── specs ────────────────────────────────────────────────────────────────────
+
 
 def bounds(d: Draw, kind: str, which: str | None = None) -> dict:
     """min and/or max of an int or float (min <= max); a float's bounds may be ints, as the table allows."""
@@ -159,6 +161,7 @@ def returns(d: Draw, depth: int = 0, least: int = 0, most: int = 3) -> dict:
 
 # ── values ───────────────────────────────────────────────────────────────────
 
+
 def number_in(d: Draw, spec: dict, kind: str) -> int | float:
     """A number within the spec's bounds, often a bound itself. For a float, now and then an int."""
     low, high = spec.get("min"), spec.get("max")
@@ -203,8 +206,7 @@ def arg_value(d: Draw, spec: dict) -> Any:
 
 def valid_args(d: Draw, contract: dict) -> dict:
     """Args that meet the contract; optional args left out now and then."""
-    return {name: arg_value(d, spec) for name, spec in contract.items()
-            if spec.get("required", True) or d(BOOL)}
+    return {name: arg_value(d, spec) for name, spec in contract.items() if spec.get("required", True) or d(BOOL)}
 
 
 def outside(d: Draw, spec: dict) -> int | float:

@@ -15,9 +15,9 @@ a student would type, for feedback.
 import math
 from typing import Any
 
-from agtool.contract import MAX_INT_BITS   # json cannot print an int of over 4300 digits
+from agtool.contract import MAX_INT_BITS  # json cannot print an int of over 4300 digits
 
-NOT_PLAIN = "<not plain data>"   # the key of a marker; a plain answer never has it
+NOT_PLAIN = "<not plain data>"  # the key of a marker; a plain answer never has it
 
 # JSON spelling of the values JSON cannot hold: {"$tuple": [...]} and so on.
 _DECODERS = {
@@ -29,7 +29,7 @@ _DECODERS = {
 }
 _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 
-MAX_NODES = 20_000        # an answer bigger than this is a flood, not an answer
+MAX_NODES = 20_000  # an answer bigger than this is a flood, not an answer
 MAX_DEPTH = 60
 MAX_STR = 20_000
 

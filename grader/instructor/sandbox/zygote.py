@@ -17,6 +17,7 @@ Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON mes
 The zygote dies with the grader (PDEATHSIG), and its children with it.
 """
 
+import contextlib
 import ctypes
 import gc
 import importlib
@@ -27,12 +28,20 @@ import socket
 import sys
 import traceback
 
-
-PRELOAD = ("langgraph.graph", "langgraph.runtime", "jsonschema", "agtool.inventory", "agtool.contract",
-           "grader.kit.runner", "grader.kit.channel", "grader.instructor.sandbox.confine", "pyseccomp")
+PRELOAD = (
+    "langgraph.graph",
+    "langgraph.runtime",
+    "jsonschema",
+    "agtool.inventory",
+    "agtool.contract",
+    "grader.kit.runner",
+    "grader.kit.channel",
+    "grader.instructor.sandbox.confine",
+    "pyseccomp",
+)
 TRUSTED = "grader.instructor.trusted"
-UNCAUGHT = 70        # a child's exit code when an exception escaped everything
-NOT_CONFINED = 71    # a child that could not put up every layer it was asked for
+UNCAUGHT = 70  # a child's exit code when an exception escaped everything
+NOT_CONFINED = 71  # a child that could not put up every layer it was asked for
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 
 
@@ -42,12 +51,12 @@ def main() -> None:
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != grader:
         return
-    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)   # a submission's orphans come back here
-    signal.signal(signal.SIGINT, signal.SIG_IGN)        # a terminal's Ctrl-C is the grader's to handle
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # a submission's orphans come back here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the grader's to handle
     for name in PRELOAD:
         importlib.import_module(name)
     gc.collect()
-    gc.freeze()          # what every child shares stays shared (no copy on write by the collector)
+    gc.freeze()  # what every child shares stays shared (no copy on write by the collector)
     control = socket.socket(fileno=int(sys.argv[1]))
     children: set[int] = set()
     while True:
@@ -62,7 +71,7 @@ def main() -> None:
             pid = os.fork()
             if pid == 0:
                 control.close()
-                _child(order["job"], *fds)      # never returns
+                _child(order["job"], *fds)  # never returns
             for fd in fds:
                 os.close(fd)
             children.add(pid)
@@ -74,10 +83,8 @@ def main() -> None:
             control.send(json.dumps({"status": status}).encode())
     # The grader is going: nothing of ours outlives this process, not even as a zombie.
     for pid in children:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     _kill_strays(set())
 
 
@@ -88,19 +95,15 @@ def _kill_strays(sessions: set[int]) -> None:
         if not strays:
             return
         for pid in strays:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         for pid in strays:
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
 
 
 def _children() -> set[int]:
-    pids = set()
+    pids: set[int] = set()
     for task in os.listdir("/proc/self/task"):
         with open(f"/proc/self/task/{task}/children") as children:
             pids.update(map(int, children.read().split()))
@@ -115,8 +118,11 @@ def _child(job: dict, from_parent: int, to_parent: int) -> None:
     code = UNCAUGHT
     try:
         stage = job["stage"]
-        trusted = [importlib.import_module(f"{TRUSTED}.{name}")
-                   for number, name in _trusted_modules().items() if number < stage]
+        trusted = [
+            importlib.import_module(f"{TRUSTED}.{name}")
+            for number, name in _trusted_modules().items()
+            if number < stage
+        ]
         bind = importlib.import_module(TRUSTED).bind if trusted else (lambda module, below: {})
         try:
             confine.enter(job, keep={from_parent, to_parent})
@@ -148,7 +154,7 @@ class _HideGrader:
 
 
 def _hide_grader() -> None:
-    sys.modules["__main__"] = type(sys)("__main__")   # this zygote runs as __main__
+    sys.modules["__main__"] = type(sys)("__main__")  # this zygote runs as __main__
     sys.meta_path.insert(0, _HideGrader())
 
 

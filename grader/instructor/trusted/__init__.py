@@ -8,7 +8,8 @@ below N and nothing more: the child never holds the trusted code of stage N or l
 
 import importlib
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # stage -> the module that holds its trusted logic
 MODULES = {2: "args", 3: "results", 4: "door", 5: "memo"}
@@ -21,8 +22,9 @@ SPEC_NAMES = {"check_args", "check_result", "call_tool", "memo_key", "call_memo"
 
 def bind(module: Any, below: int = 7) -> dict[str, tuple[int, Callable]]:
     """name -> (stage, trusted function) for the stages below `below`, reading module.TOOLS when called."""
-    stage = {number: importlib.import_module(f"{__name__}.{name}")
-             for number, name in MODULES.items() if number < below}
+    stage = {
+        number: importlib.import_module(f"{__name__}.{name}") for number, name in MODULES.items() if number < below
+    }
 
     def tools() -> dict:
         return module.TOOLS
@@ -30,24 +32,39 @@ def bind(module: Any, below: int = 7) -> dict[str, tuple[int, Callable]]:
     bound: dict[str, tuple[int, Callable]] = {}
     if 2 in stage:
         args = stage[2]
-        bound.update({
-            "check_args": (2, lambda name, given: args.arg_reason(tools()[name]["args"], given)),
-            "check_arg_fields": (2, lambda specs, given, prefix:
-                                 next(args.arg_failures(specs, given, False, prefix), None)),
-            "has_type": (2, args.has_type), "in_range": (2, args.in_range)})
+        bound.update(
+            {
+                "check_args": (2, lambda name, given: args.arg_reason(tools()[name]["args"], given)),
+                "check_arg_fields": (
+                    2,
+                    lambda specs, given, prefix: next(args.arg_failures(specs, given, False, prefix), None),
+                ),
+                "has_type": (2, args.has_type),
+                "in_range": (2, args.in_range),
+            }
+        )
     if 3 in stage:
         results = stage[3]
-        bound.update({
-            "check_result": (3, lambda name, value: results.result_reason(tools()[name]["returns"], value)),
-            "check_fields": (3, lambda specs, value, prefix:
-                             next(results.field_failures(specs, value, prefix, every=False), None))})
+        bound.update(
+            {
+                "check_result": (3, lambda name, value: results.result_reason(tools()[name]["returns"], value)),
+                "check_fields": (
+                    3,
+                    lambda specs, value, prefix: next(results.field_failures(specs, value, prefix, every=False), None),
+                ),
+            }
+        )
     if 4 in stage:
         bound["call_tool"] = (4, lambda name, given: stage[4].call_tool(tools(), name, given))
     if 5 in stage:
         memo = stage[5]
-        bound.update({
-            "memo_key": (5, memo.memo_key), "is_json": (5, memo.is_json),
-            "call_memo": (5, lambda name, given, kept: memo.call_memo(tools(), name, given, kept))})
+        bound.update(
+            {
+                "memo_key": (5, memo.memo_key),
+                "is_json": (5, memo.is_json),
+                "call_memo": (5, lambda name, given, kept: memo.call_memo(tools(), name, given, kept)),
+            }
+        )
     return bound
 
 

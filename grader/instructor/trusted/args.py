@@ -4,7 +4,8 @@ Every reason that really fails (`arg_reasons`: where the spec lets a student rep
 any failing check, any is right) and the one reason in the spec's order (`arg_reason`).
 """
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 # The contract's types; "any" lets every value through (its JSON Schema says nothing: {}).
 PY_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict, "any": object}
@@ -50,9 +51,9 @@ def value_failures(spec: dict, value: Any, field: str, every: bool) -> Iterator[
         yield f"range:{field}"
     if "allowed" in spec and value not in spec["allowed"]:
         yield f"allowed:{field}"
-    if typed and "properties" in spec:     # a dict's named keys, checked as args are
+    if typed and "properties" in spec:  # a dict's named keys, checked as args are
         yield from arg_failures(spec["properties"], value, every, field + ".")
-    if typed and "items" in spec:          # each item as if it were the arg: named by its list
+    if typed and "items" in spec:  # each item as if it were the arg: named by its list
         for item in value:
             yield from value_failures(spec["items"], item, field, every)
 

@@ -4,7 +4,7 @@ import json
 import math
 from typing import Any
 
-from agtool.contract import MAX_INT_BITS   # the lab's constant (json.dumps refuses ints of over 4300 digits)
+from agtool.contract import MAX_INT_BITS  # the lab's constant (json.dumps refuses ints of over 4300 digits)
 from grader.instructor.trusted.door import call_tool
 
 

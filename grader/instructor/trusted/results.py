@@ -1,6 +1,7 @@
 """Stage 3, trusted: the result check, written from the spec."""
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from grader.instructor.trusted.args import has_type, in_range
 

@@ -10,7 +10,7 @@ from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F40
 from grader.kit import spies, values
 from grader.kit.values import py
 
-OK_BODY = [{"return": {}}]
+OK_BODY: list[dict[str, Any]] = [{"return": {}}]
 
 # The seed's contract (issue 2): stock_lookup's args and returns, and delivery_eta's.
 REGION = {"type": "str", "allowed": ["busan", "jeju", "seoul"]}
@@ -23,23 +23,26 @@ GOOD_ARGS = {"sku": "A-100", "region": "seoul", "limit": 2}
 # lab's agtool/contract.py: judges read it without the oracle.
 
 
-def entry(args: dict | None = None, returns: dict | None = None, body: list | None = None,
-          upgrade: str | None = None) -> dict:
+def entry(
+    args: dict | None = None, returns: dict | None = None, body: list | None = None, upgrade: str | None = None
+) -> dict:
     """One tool of a case's table; a body that returns {} unless told otherwise."""
-    tool = {"args": args or {}, "returns": returns or {}, "body": body or OK_BODY}
+    tool: dict[str, Any] = {"args": args or {}, "returns": returns or {}, "body": body or OK_BODY}
     if upgrade:
         tool["upgrade"] = upgrade
     return tool
 
 
 def request(stage: int, table: dict | None, calls: list[dict]) -> dict:
-    req = {"stage": stage, "calls": calls}
+    req: dict[str, Any] = {"stage": stage, "calls": calls}
     if table is not None:
         req["table"] = table
     return req
 
 
-def call(fn: str, *args, **more) -> dict:
+def call(fn: str | list[str], *args, **more) -> dict:
+    """One call the child makes: fn names a function of the module, or is a path to one held
+    in it (["TOOLS", tool, "fn"]: a tool's body)."""
     return {"fn": fn, "args": list(args), **more}
 
 
@@ -49,6 +52,7 @@ def parent_tools(table: dict) -> tuple[dict, dict]:
 
 
 # ── reading what came back ───────────────────────────────────────────────────
+
 
 def value_of(result: dict) -> Any:
     """The plain value a call returned; a stand-in marker when it raised (never equal to an answer)."""
@@ -78,6 +82,7 @@ def reason_ok(got: Any, reasons: list[str]) -> bool:
 
 # ── writing a case as Python ─────────────────────────────────────────────────
 
+
 def show_table(table: dict, parts: tuple[str, ...] = ("args", "returns", "body")) -> str:
     """The table the grader put in TOOLS, one line per tool and part."""
     lines = []
@@ -91,8 +96,7 @@ def show_table(table: dict, parts: tuple[str, ...] = ("args", "returns", "body")
 
 
 def show_body(steps: list[dict]) -> str:
-    said = [f"raises {step['raise']}" if "raise" in step else f"returns {py(step['return'], 200)}"
-            for step in steps]
+    said = [f"raises {step['raise']}" if "raise" in step else f"returns {py(step['return'], 200)}" for step in steps]
     if len(said) > 1:
         said[-1] += " from then on"
     return ", then ".join(said)
