@@ -71,8 +71,11 @@ def _code_span(text: str) -> str:
 
 def _cut(text: str, limit: int) -> str:
     """Text for inside one of our code blocks: a student's string must not close it."""
-    text = clean_text(text, limit=10**9).replace("```", "`\u200b``")
-    return text if len(text) <= limit else text[:limit] + " …(cut)"
+    # Each character shows as one or more, so what lies past limit (and a fence across it) is cut
+    # anyway: a text of megabytes is cut before it is cleaned a character at a time.
+    cut = len(text) > limit + 3
+    text = clean_text(text[: limit + 3], limit=10**9).replace("```", "`\u200b``")
+    return text[:limit] + " …(cut)" if cut or len(text) > limit else text
 
 
 _MARKDOWN = re.compile(r"([\\`*_\[\]|~])")  # what makes code, emphasis, links, tables or strike-through

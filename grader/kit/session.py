@@ -14,31 +14,43 @@ grading strangers; grader.instructor.sandbox.session.SandboxSession forks a conf
 
 import json
 import unicodedata
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from grader.kit import spies, trusted
 from grader.kit.errors import ChannelBroken, SessionDied
 from grader.kit.runner import Child
 
 OUTCOMES = ("value", "raised", "not_implemented")
-TEXT_LIMIT = 1000      # characters of an exception message kept
+TEXT_LIMIT = 1000  # characters of an exception message kept
 MAX_BODY_RUNS = 10_000  # body runs in one request: more is a loop, not an answer
 
 
 class Session(Protocol):
-    def request(self, req: dict) -> dict: ...   # may raise SessionDied, then always again
+    def request(self, req: dict) -> dict: ...  # may raise SessionDied, then always again
     def close(self) -> None: ...
 
 
-SessionFactory = Callable[[str, int], Session]   # (path, stage) -> a session for that stage
+SessionFactory = Callable[[str, int], Session]  # (path, stage) -> a session for that stage
 
 
 def clean_text(text: str, limit: int = TEXT_LIMIT) -> str:
     """A student's text made safe to show anywhere: no lone surrogates, no control characters, cut short."""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")   # a lone "\\udc80" becomes its escape
-    text = "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
-                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
-    return text if len(text) <= limit else text[:limit] + " …"
+    # Each character becomes one character or more, so the first `limit` decide all that is shown:
+    # a text of megabytes is cut before it is cleaned (a character at a time), not after.
+    cut = len(text) > limit
+    text = _printable(text[:limit] if cut else text)
+    return text[:limit] + " …" if cut or len(text) > limit else text
+
+
+def _printable(text: str) -> str:
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone "\udc80" becomes its escape
+    return "".join(
+        ch
+        if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
+        else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
 
 
 class Exchange:
@@ -47,8 +59,9 @@ class Exchange:
     def __init__(self, request: dict):
         self.calls = len(request["calls"])
         self.tools, self.spies = spies.spy_table(request["table"]) if "table" in request else ({}, {})
-        self.for_child = {**request, "table": spies.without_bodies(request["table"])} \
-            if "table" in request else dict(request)
+        self.for_child = (
+            {**request, "table": spies.without_bodies(request["table"])} if "table" in request else dict(request)
+        )
         self.results: list[dict] = []
         self.error: dict | None = None
         self._runs: dict[str, int] = {}
@@ -72,13 +85,17 @@ class Exchange:
         """One frame from the child that is not a body run: an outcome, or the one error of a request."""
         if type(frame) is not dict or self.done:
             raise ChannelBroken("the submission's process sent something that is not an observation")
-        if frame.keys() == {"error", "message"} and frame["error"] in ("import", "child") \
-                and type(frame["message"]) is str and not self.results and not self._body_runs:
+        if (
+            frame.keys() == {"error", "message"}
+            and frame["error"] in ("import", "child")
+            and type(frame["message"]) is str
+            and not self.results
+            and not self._body_runs
+        ):
             self.error = {"error": frame["error"], "message": clean_text(frame["message"])}
             return
         if len(frame) != 1 or next(iter(frame)) not in OUTCOMES:
-            raise ChannelBroken("the submission's process sent an outcome that is not one of "
-                                f"{', '.join(OUTCOMES)}")
+            raise ChannelBroken(f"the submission's process sent an outcome that is not one of {', '.join(OUTCOMES)}")
         ((kind, value),) = frame.items()
         if kind != "value":
             if type(value) is not str:
@@ -108,8 +125,9 @@ class LocalSession:
         if self._closed:
             raise SessionDied("the session is closed")
         self._exchange = exchange = Exchange(req)
-        self._child.answer(json.loads(json.dumps(exchange.for_child)),
-                           lambda frame: exchange.take(json.loads(json.dumps(frame))))
+        self._child.answer(
+            json.loads(json.dumps(exchange.for_child)), lambda frame: exchange.take(json.loads(json.dumps(frame)))
+        )
         if not exchange.done:
             raise ChannelBroken("the submission's process answered fewer calls than it was asked")
         return exchange.observation()
