@@ -15,8 +15,6 @@ import re
 import threading
 import time
 
-import pytest
-
 QUIET = 30  # seconds
 
 

@@ -25,20 +25,34 @@ import setuptools
 from nbclient import NotebookClient
 
 from grader.instructor import release
-from grader.kit.grading import STAGE_POINTS
 from grader.instructor.release import ReleaseError
+from grader.kit.grading import STAGE_POINTS
 
 pytestmark = pytest.mark.release
 
 ROOT = release.ROOT
 REFERENCE = (ROOT / release.STUDENT_MODULE).read_text()
-STAGE_NOTEBOOKS = ["01_contract.ipynb", "02_check_args.ipynb", "03_check_result.ipynb",
-                   "04_door.ipynb", "05_memo.ipynb", "06_retry_graph.ipynb"]
+STAGE_NOTEBOOKS = [
+    "01_contract.ipynb",
+    "02_check_args.ipynb",
+    "03_check_result.ipynb",
+    "04_door.ipynb",
+    "05_memo.ipynb",
+    "06_retry_graph.ipynb",
+]
 NOTEBOOKS = {n: name for n, name in enumerate(STAGE_NOTEBOOKS, 1)}
 
 # The spec's public names (issue 2), and for each function the stage whose stub it must raise.
-SPEC_FUNCTIONS = {"describe_tools": 1, "check_args": 2, "check_result": 3, "call_tool": 4,
-                  "memo_key": 5, "call_memo": 5, "build_graph": 6, "run": 6}
+SPEC_FUNCTIONS = {
+    "describe_tools": 1,
+    "check_args": 2,
+    "check_result": 3,
+    "call_tool": 4,
+    "memo_key": 5,
+    "call_memo": 5,
+    "build_graph": 6,
+    "run": 6,
+}
 SPEC_NAMES = {"TOOLS", "check_table", "MAX_ATTEMPTS", "DEFAULT_REGION", "FIXES", *SPEC_FUNCTIONS}
 
 
@@ -90,6 +104,7 @@ def read_tree(folder: Path) -> dict[str, bytes]:
 
 def import_by_path(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -130,10 +145,11 @@ class Box:
 def test_a_function_body_becomes_a_stub_naming_stage_function_and_notebook():
     """An indented solution block becomes a NotImplementedError stub at its indentation; the docstring stays."""
     out = release.skeleton(SOURCE, "m.py", NOTEBOOKS)
-    assert ('def lookup(key):\n    """The value of key."""\n'
-            '    raise NotImplementedError("Stage 1: lookup — see notebooks/01_contract.ipynb")\n') in out
-    assert ('            raise NotImplementedError("Stage 2: open — see notebooks/02_check_args.ipynb")\n'
-            in out)
+    assert (
+        'def lookup(key):\n    """The value of key."""\n'
+        '    raise NotImplementedError("Stage 1: lookup — see notebooks/01_contract.ipynb")\n'
+    ) in out
+    assert '            raise NotImplementedError("Stage 2: open — see notebooks/02_check_args.ipynb")\n' in out
 
 
 def test_a_module_level_block_is_removed_and_its_prompt_uncommented():
@@ -145,20 +161,25 @@ def test_a_module_level_block_is_removed_and_its_prompt_uncommented():
     compile(out, "m.py", "exec")
 
 
-@pytest.mark.parametrize("source, line, message", [
-    ("# ── Stage 1 · x ──\n# BEGIN SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION\n", 3, "nested"),
-    ("# ── Stage 1 · x ──\n# END SOLUTION\n", 2, "without a matching"),
-    ("# ── Stage 1 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n", 3, "never closed"),
-    ("# ── Stage 1 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n# END SOLUTION\n", 5, "not indented like"),
-    ("# ── Stage 1 · x ──\n# BEGIN PROMPT\n# x = 1\n# END PROMPT\n", 2, "must directly follow"),
-    ("def f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 2, "before any"),
-    ("# ── Stage 1 · x ──\nx = 1\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 3, "inside a function"),
-    ("# ── Stage 1 · x ──\n#BEGIN  SOLUTION\n", 2, "malformed marker"),
-    ("# ── Stage 7 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 3,
-     "no notebooks/07_"),
-    ("# ── Stage 1 · x ──\n# BEGIN SOLUTION\n# END SOLUTION\n# BEGIN PROMPT\nx = 1\n# END PROMPT\n", 5,
-     "must start with '# '"),
-])
+@pytest.mark.parametrize(
+    "source, line, message",
+    [
+        ("# ── Stage 1 · x ──\n# BEGIN SOLUTION\n# BEGIN SOLUTION\n# END SOLUTION\n", 3, "nested"),
+        ("# ── Stage 1 · x ──\n# END SOLUTION\n", 2, "without a matching"),
+        ("# ── Stage 1 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n", 3, "never closed"),
+        ("# ── Stage 1 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n# END SOLUTION\n", 5, "not indented like"),
+        ("# ── Stage 1 · x ──\n# BEGIN PROMPT\n# x = 1\n# END PROMPT\n", 2, "must directly follow"),
+        ("def f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 2, "before any"),
+        ("# ── Stage 1 · x ──\nx = 1\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 3, "inside a function"),
+        ("# ── Stage 1 · x ──\n#BEGIN  SOLUTION\n", 2, "malformed marker"),
+        ("# ── Stage 7 · x ──\ndef f():\n    # BEGIN SOLUTION\n    pass\n    # END SOLUTION\n", 3, "no notebooks/07_"),
+        (
+            "# ── Stage 1 · x ──\n# BEGIN SOLUTION\n# END SOLUTION\n# BEGIN PROMPT\nx = 1\n# END PROMPT\n",
+            5,
+            "must start with '# '",
+        ),
+    ],
+)
 def test_bad_markers_are_refused_naming_file_and_line(source, line, message):
     """Unbalanced, nested, misplaced or malformed markers: a ReleaseError naming file:line and the fault."""
     with pytest.raises(ReleaseError, match=rf"^m\.py:{line}: .*{re.escape(message)}"):
@@ -172,36 +193,63 @@ def test_the_reference_skeleton_is_derived_the_same_way_every_time():
 
 # ── The leak rule ─────────────────────────────────────────────────────────────
 
-@pytest.mark.parametrize("line", ["", "    # a comment", ")", "  }})  # end", "return None", "continue", "else:",
-                                  "return envelope", "if not item:", "kind = type(value)",
-                                  "except Exception as error:", "value = args.pop(arg)  # say why"])
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "    # a comment",
+        ")",
+        "  }})  # end",
+        "return None",
+        "continue",
+        "else:",
+        "return envelope",
+        "if not item:",
+        "kind = type(value)",
+        "except Exception as error:",
+        "value = args.pop(arg)  # say why",
+    ],
+)
 def test_trivial_lines_are_not_solution_lines(line):
     """No literal and fewer than five names: what any Python file holds."""
     assert not release.is_meaningful(release.code_of(line))
 
 
-@pytest.mark.parametrize("code", ['return f"type:{arg}"', "return 0", "args[closest[0]] = value",
-                                  "return all(map(is_json, value))", "for key, spec in specs.items():",
-                                  'if "min" in spec and not value >= spec["min"]:'])
+@pytest.mark.parametrize(
+    "code",
+    [
+        'return f"type:{arg}"',
+        "return 0",
+        "args[closest[0]] = value",
+        "return all(map(is_json, value))",
+        "for key, spec in specs.items():",
+        'if "min" in spec and not value >= spec["min"]:',
+    ],
+)
 def test_code_with_a_literal_or_five_names_is_meaningful(code):
     assert release.is_meaningful(code)
 
 
 def test_solution_lines_leave_out_code_the_reference_also_has_outside_its_blocks():
     """A line also written outside the blocks is lab-provided code, shipped on purpose."""
-    source = ("# ── Stage 1 · x ──\nx = compute(1)\ndef f():\n    # BEGIN SOLUTION\n"
-              "    x = compute(1)\n    y = secret(2)  # why\n    return None\n    # END SOLUTION\n")
+    source = (
+        "# ── Stage 1 · x ──\nx = compute(1)\ndef f():\n    # BEGIN SOLUTION\n"
+        "    x = compute(1)\n    y = secret(2)  # why\n    return None\n    # END SOLUTION\n"
+    )
     assert release.solution_lines(source, "m.py") == {"y = secret(2)"}
 
 
 def test_solution_lines_leave_out_code_of_the_lab_provided_part():
     """A line the lab's part (agtool/contract.py) also has is lab-provided code too: the table check
     moved out of tools.py writes `if "items" in spec:` as arg_schema's solution does."""
-    source = ('# ── Stage 1 · x ──\ndef f(spec):\n    # BEGIN SOLUTION\n    if "items" in spec:\n'
-              '        y = secret(2)\n    # END SOLUTION\n')
+    source = (
+        '# ── Stage 1 · x ──\ndef f(spec):\n    # BEGIN SOLUTION\n    if "items" in spec:\n'
+        "        y = secret(2)\n    # END SOLUTION\n"
+    )
     assert release.solution_lines(source, "m.py", provided="") == {'if "items" in spec:', "y = secret(2)"}
     assert release.solution_lines(source, "m.py", provided='    if "items" in spec:\n') == {"y = secret(2)"}
-    assert 'if "items" in spec:' not in release.solution_lines(source, "m.py")   # this repository's contract.py
+    assert 'if "items" in spec:' not in release.solution_lines(source, "m.py")  # this repository's contract.py
 
 
 # A real solution line of the reference, whatever the reference says today: its longest.
@@ -212,10 +260,15 @@ def test_a_planted_solution_line_is_found_in_a_notebook_cell_and_in_a_file():
     """The leak check reads every text file, and every line of every notebook cell."""
     line = PLANTED
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"def k(name, args):\n    {line}")])
-    files = {"notebooks/x.ipynb": nbformat.writes(notebook).encode(),
-             "agtool/x.py": f"    {line}  # copied\n".encode(), "picture.png": b"\x89PNG\xff\xfe"}
+    files = {
+        "notebooks/x.ipynb": nbformat.writes(notebook).encode(),
+        "agtool/x.py": f"    {line}  # copied\n".encode(),
+        "picture.png": b"\x89PNG\xff\xfe",
+    }
     assert release.leaks(files, release.solution_lines(REFERENCE)) == [
-        f"notebooks/x.ipynb:cell 1 line 2: {line}", f"agtool/x.py:1: {line}  # copied"]
+        f"notebooks/x.ipynb:cell 1 line 2: {line}",
+        f"agtool/x.py:1: {line}  # copied",
+    ]
 
 
 def test_release_refuses_a_kit_that_would_leak_and_writes_nothing(tmp_path):
@@ -234,21 +287,47 @@ def test_release_refuses_a_kit_that_would_leak_and_writes_nothing(tmp_path):
 
 # ── The kit ───────────────────────────────────────────────────────────────────
 
+
 def test_the_kit_has_what_students_need(kit, kit_tree):
     """Notebooks, the skeleton and the lab's other modules, the grader, and the files that set it all up."""
     files = set(kit_tree)
-    for needed in ["README.md", "Makefile", "requirements.txt", "pyproject.toml", ".gitignore",
-                   "agtool/__init__.py", "agtool/tools.py", "agtool/contract.py", "agtool/inventory.py", "agtool/lab.py",
-                   "agtool/panel.py", *(f"notebooks/{name}" for name in STAGE_NOTEBOOKS)]:
+    for needed in [
+        "README.md",
+        "Makefile",
+        "requirements.txt",
+        "pyproject.toml",
+        ".gitignore",
+        "agtool/__init__.py",
+        "agtool/tools.py",
+        "agtool/contract.py",
+        "agtool/inventory.py",
+        "agtool/lab.py",
+        "agtool/panel.py",
+        *(f"notebooks/{name}" for name in STAGE_NOTEBOOKS),
+    ]:
         assert needed in files
-    assert {"grader/__init__.py", "grader/kit/public_probes.json", "grader/kit/selfcheck.py",   # check() needs them
-            "grader/__main__.py", "grader/kit/cli.py"} <= files                               # and check N too
+    assert {
+        "grader/__init__.py",
+        "grader/kit/public_probes.json",
+        "grader/kit/selfcheck.py",  # check() needs them
+        "grader/__main__.py",
+        "grader/kit/cli.py",
+    } <= files  # and check N too
     assert (kit / "requirements.txt").read_bytes() == (ROOT / "requirements.txt").read_bytes()
 
 
 # The lab's table validation, which lives in agtool/contract.py: none of it is the lesson.
-TABLE_VALIDATION = ("def check_table", "class ContractError", "def _check_spec", "def _check_keys",
-                    "def _check_args", "def _check_returns", "def _is_type", "_ARG_KEYS", "_ENTRY_KEYS")
+TABLE_VALIDATION = (
+    "def check_table",
+    "class ContractError",
+    "def _check_spec",
+    "def _check_keys",
+    "def _check_args",
+    "def _check_returns",
+    "def _is_type",
+    "_ARG_KEYS",
+    "_ENTRY_KEYS",
+)
 
 
 def test_the_kits_tools_py_is_the_lesson_and_contract_py_the_labs_table_check(kit_tree):
@@ -258,9 +337,9 @@ def test_the_kits_tools_py_is_the_lesson_and_contract_py_the_labs_table_check(ki
         assert code not in skeleton, code
         assert code in contract, code
     assert contract == (ROOT / "agtool" / "contract.py").read_text()
-    assert "from agtool.contract import" in skeleton and skeleton.rstrip().endswith("check_table(TOOLS)"
-                                                                                    "  # this module's own table, "
-                                                                                    "whatever name it is imported under")
+    assert "from agtool.contract import" in skeleton and skeleton.rstrip().endswith(
+        "check_table(TOOLS)  # this module's own table, whatever name it is imported under"
+    )
 
 
 def test_the_skeleton_takes_the_constants_from_the_lab_and_6_1_judges_a_module_that_changes_them(tmp_path):
@@ -268,11 +347,12 @@ def test_the_skeleton_takes_the_constants_from_the_lab_and_6_1_judges_a_module_t
     stage-6 check of them still fails a module that sets its own."""
     from grader.kit.grading import grade
     from grader.kit.session import LocalSession
+
     for name, value, expected in (("MAX_ATTEMPTS", "5", "3"), ("DEFAULT_REGION", "'jeju'", "'seoul'")):
         path = tmp_path / f"{name}.py"
         path.write_text(f"{REFERENCE}{name} = {value}\n")
         (result,) = grade(str(path), LocalSession, only="6.1", stages=(6,)).results
-        assert not result.passed, result.message
+        assert not result.passed and result.failure is not None, result.message
         assert (result.failure.call, result.failure.expected, result.failure.got) == (name, expected, value)
     (result,) = grade(str(ROOT / release.STUDENT_MODULE), LocalSession, only="6.1", stages=(6,)).results
     assert result.passed, result.message
@@ -283,17 +363,43 @@ def test_the_kit_has_no_oracle_and_no_instructor_commands(kit, kit_tree):
     grader/__main__.py ships, and in the kit it offers `check` alone."""
     files = set(kit_tree)
     assert not any(path.startswith("grader/instructor/") for path in files)
-    for kept_back in ["oracle", "sandbox", "session", "zygote", "landlock", "confine", "classroom", "bundle",
-                      "bench", "release", "lock", "trusted/args"]:
-        assert not any(path.startswith("grader/") and path.endswith(f"/{kept_back}.py")
-                       and path != "grader/kit/session.py" for path in files), kept_back
-    helped = subprocess.run([sys.executable, "-m", "grader", "--help"], cwd=kit, env=kit_env(kit),
-                            capture_output=True, text=True, timeout=120)
+    for kept_back in [
+        "oracle",
+        "sandbox",
+        "session",
+        "zygote",
+        "landlock",
+        "confine",
+        "classroom",
+        "bundle",
+        "bench",
+        "release",
+        "lock",
+        "trusted/args",
+    ]:
+        assert not any(
+            path.startswith("grader/") and path.endswith(f"/{kept_back}.py") and path != "grader/kit/session.py"
+            for path in files
+        ), kept_back
+    helped = subprocess.run(
+        [sys.executable, "-m", "grader", "--help"],
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert helped.returncode == 0, helped.stderr[-2000:]
     commands = re.findall(r"^    (\w+)", helped.stdout, re.M)
     assert commands == ["check"], helped.stdout
-    refused = subprocess.run([sys.executable, "-m", "grader", "grade", "agtool/tools.py"], cwd=kit,
-                             env=kit_env(kit), capture_output=True, text=True, timeout=120)
+    refused = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", "agtool/tools.py"],
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
 
 
@@ -310,8 +416,14 @@ print(json.dumps({"reports": reports, "loaded": loaded}))
 
 def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
     """check(stage, path)'s text for each (None: the kit's own agtool/tools.py)."""
-    done = subprocess.run([sys.executable, "-c", KIT_CHECK, json.dumps(paths)], cwd=kit, env=kit_env(kit),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", KIT_CHECK, json.dumps(paths)],
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout)
     assert "grader.instructor.oracle" not in found["loaded"]
@@ -322,7 +434,7 @@ def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
 def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(kit):
     """On the skeleton, every check of every stage is "not implemented yet", and the table says once
     that it is judged on public probes, on the student's own earlier stages."""
-    for stage, report in zip(NOTEBOOKS, kit_check(kit, [(stage, None) for stage in NOTEBOOKS])):
+    for stage, report in zip(NOTEBOOKS, kit_check(kit, [(stage, None) for stage in NOTEBOOKS]), strict=True):
         checks = [line for line in report.splitlines() if re.match(r"[✓✗] \d\.\d ", line)]
         assert checks and all(line.startswith("✗") for line in checks)
         assert report.count("not implemented yet") == len(checks)
@@ -332,18 +444,30 @@ def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(ki
 
 def test_the_kits_check_passes_the_reference_and_make_test_says_so(finished_kit):
     finished = finished_kit
-    for stage, report in zip(NOTEBOOKS, kit_check(finished, [(stage, None) for stage in NOTEBOOKS])):
+    for stage, report in zip(NOTEBOOKS, kit_check(finished, [(stage, None) for stage in NOTEBOOKS]), strict=True):
         assert "✗" not in report and f"{STAGE_POINTS[stage]} / {STAGE_POINTS[stage]} points" in report, report
     assert "python -m grader.kit.selfcheck" in (finished / "Makefile").read_text()
-    done = subprocess.run([sys.executable, "-m", "grader.kit.selfcheck"], cwd=finished, env=kit_env(finished),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.kit.selfcheck"],
+        cwd=finished,
+        env=kit_env(finished),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0 and "✗" not in done.stdout, done.stdout[-3000:]
     assert done.stdout.count("\n") == 1 and done.stdout.startswith("6 of 6 stages pass"), done.stdout
 
 
 def test_make_test_on_the_skeleton_is_one_line_naming_what_shows_why(kit):
-    done = subprocess.run([sys.executable, "-m", "grader.kit.selfcheck"], cwd=kit, env=kit_env(kit),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.kit.selfcheck"],
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stdout.count("\n") == 1 and done.stdout.startswith("0 of 6 stages pass"), done.stdout
     assert done.stdout.rstrip().endswith("see why: .venv/bin/python -m grader check 1")
@@ -361,8 +485,9 @@ def test_the_kits_replay_line_runs_in_a_terminal_and_shows_the_same_failure(kit_
     (report,) = kit_check(student, [(2, None)])
     replay = re.search(r"^From a terminal: (.+)$", report, re.M)
     assert replay and replay[1] == ".venv/bin/python -m grader check 2", report
-    done = subprocess.run(shlex.split(replay[1]), cwd=student, env=kit_env(student), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        shlex.split(replay[1]), cwd=student, env=kit_env(student), capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stdout.rstrip("\n") == report and "✗ 2." in done.stdout
 
@@ -370,18 +495,20 @@ def test_the_kits_replay_line_runs_in_a_terminal_and_shows_the_same_failure(kit_
 def test_the_kits_check_catches_every_broken_submission_in_its_stage(kit, tmp_path):
     """Each realistic mistake fails its own stage's public probes (later stages may fail too: no isolation)."""
     broken = runpy.run_path(str(ROOT / "tests" / "submissions" / "broken" / "table.py"))["BROKEN"]
-    paths = []
+    paths: list[tuple[int, str | None]] = []
     for name, (old, new, stage) in broken.items():
         (tmp_path / name).write_text(REFERENCE.replace(old, new))
         paths.append((stage, str(tmp_path / name)))
-    for (stage, path), report in zip(paths, kit_check(kit, paths), strict=True):
+    for (_stage, path), report in zip(paths, kit_check(kit, paths), strict=True):
         assert re.search(r"^✗ \d\.\d ", report, re.M) and "\n      expected: " in report, (path, report)
 
 
 def test_the_readme_lists_what_each_stage_writes(kit):
     """The README's table is drawn from the markers: every stub and PROMPT name in its stage's row."""
-    rows = {int(m[1]): m[2] for m in re.finditer(r"^\| (\d) \| `notebooks/\S+` \| (.*) \|$",
-                                                  (kit / "README.md").read_text(), re.M)}
+    rows = {
+        int(m[1]): m[2]
+        for m in re.finditer(r"^\| (\d) \| `notebooks/\S+` \| (.*) \|$", (kit / "README.md").read_text(), re.M)
+    }
     assert set(rows) == set(NOTEBOOKS)
     for name, stage in {**SPEC_FUNCTIONS, "TOOLS": 1, "FIXES": 6}.items():
         assert f"`{name}`" in rows[stage]
@@ -439,10 +566,14 @@ def test_no_solution_line_survives(kit_files):
 def test_the_skeleton_imports_and_keeps_every_public_name(kit):
     """Every public name of the spec is there; every spec function raises its own stage's stub."""
     skeleton = import_by_path(kit / "agtool" / "tools.py", "kit_skeleton_tools")
-    assert SPEC_NAMES <= set(dir(skeleton))
+    assert set(dir(skeleton)) >= SPEC_NAMES
     assert (skeleton.TOOLS, skeleton.FIXES, skeleton.MAX_ATTEMPTS, skeleton.DEFAULT_REGION) == ({}, {}, 3, "seoul")
-    arguments = {"describe_tools": (), "build_graph": (), "run": ({"tool": "x", "args": {}},),
-                 "call_memo": ("x", {}, {})}
+    arguments = {
+        "describe_tools": (),
+        "build_graph": (),
+        "run": ({"tool": "x", "args": {}},),
+        "call_memo": ("x", {}, {}),
+    }
     for name, stage in SPEC_FUNCTIONS.items():
         with pytest.raises(NotImplementedError) as stub:
             getattr(skeleton, name)(*arguments.get(name, ("x", {})))
@@ -462,8 +593,9 @@ def test_the_skeleton_keeps_signatures_and_docstrings(kit):
 def test_release_cli_refuses_a_non_empty_outdir(tmp_path):
     """An OUTDIR with something in it is left alone unless --force: exit 1 and a message, not a traceback."""
     (tmp_path / "keep.txt").write_text("mine")
-    done = subprocess.run([sys.executable, "-m", "grader", "release", str(tmp_path)],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "release", str(tmp_path)], capture_output=True, text=True, cwd=ROOT
+    )
     assert done.returncode != 0
     assert "--force" in done.stderr and "Traceback" not in done.stderr
     assert read_tree(tmp_path) == {"keep.txt": b"mine"}
@@ -471,12 +603,19 @@ def test_release_cli_refuses_a_non_empty_outdir(tmp_path):
 
 # ── The kit's notebooks under nbval, against the skeleton and against the reference ──
 
+
 def test_the_kernel_imports_the_kits_agtool(kit):
     """The mechanism the nbval runs rely on: a kernel started with kit_env imports the kit's modules."""
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "import agtool.tools, grader\nprint(agtool.tools.__file__, list(grader.__path__)[0])")])
-    client = NotebookClient(notebook, kernel_name="python3", timeout=60,
-                            resources={"metadata": {"path": str(kit / "notebooks")}})
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "import agtool.tools, grader\nprint(agtool.tools.__file__, list(grader.__path__)[0])"
+            )
+        ]
+    )
+    client = NotebookClient(
+        notebook, kernel_name="python3", timeout=60, resources={"metadata": {"path": str(kit / "notebooks")}}
+    )
     client.execute(env=kit_env(kit))
     tools_file, grader_path = notebook.cells[0].outputs[0]["text"].split()
     assert tools_file == str(kit / "agtool" / "tools.py")
@@ -485,8 +624,14 @@ def test_the_kernel_imports_the_kits_agtool(kit):
 
 def run_nbval(kit: Path) -> subprocess.CompletedProcess:
     """pytest on the kit's notebooks, configured by the kit's own pyproject (nbval-lax, current env)."""
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "notebooks"], cwd=kit, env=kit_env(kit),
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "notebooks"],
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_kit_notebooks_run_top_to_bottom_against_the_skeleton(kit):
@@ -504,9 +649,15 @@ def test_kit_notebooks_run_top_to_bottom_against_the_reference(finished_kit):
 
 # ── The grade: 0 for the skeleton, 100 for the reference ──────────────────────
 
+
 def grade(path: Path, results: Path) -> float:
-    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(path), "--results", str(results)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(path), "--results", str(results)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(results.read_text())["score"]
 

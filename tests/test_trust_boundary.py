@@ -10,6 +10,7 @@ import functools
 import json
 import os
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -39,7 +40,7 @@ CONTAINED = {
     "memory_bomb": ((5,), "no answer within 2 s"),
     "output_flood": ((1,), "wrote more than 16 MB of output"),
     "always_equal": ((2,), ""),
-    "tamper_grader": (ALL, ""),        # it breaks the child-side runner it patched: its own loss
+    "tamper_grader": (ALL, ""),  # it breaks the child-side runner it patched: its own loss
     "segfault": ((6,), "segmentation fault"),
     "background_processes": ((), ""),
     "kills_the_grader": ((), ""),
@@ -56,7 +57,8 @@ NEEDS_LANDLOCK = {"writes_outside": 1, "reads_the_solution": 1, "reads_secrets":
 
 class Tracked(SandboxSession):
     """A sandbox session that notes its child's uid and workdir, so the test can see both are gone."""
-    seen: list = []
+
+    seen: ClassVar[list] = []  # every instance of the test adds to the one list
 
     def __init__(self, path, stage, layers=None):
         super().__init__(path, stage, LIMITS, layers=layers)
@@ -82,7 +84,7 @@ def graded(path: Path, seed: int = 3, layers=None):
     Tracked.seen = []
     result = grade(str(path), functools.partial(Tracked, layers=layers), seed=seed, scale=0.3)
     assert len(Tracked.seen) == len(ALL)
-    for box in Tracked.seen:              # nothing left: no process of its uid, no workdir, no zombie
+    for box in Tracked.seen:  # nothing left: no process of its uid, no workdir, no zombie
         assert gone(box.pid) and not os.path.exists(box.workdir) and box.cleanup_problem is None
         if box.uid is not None:
             assert box.uid not in {_uid(pid) for pid in sandbox_processes()}
@@ -126,7 +128,7 @@ def test_with_a_layer_missing_the_grader_still_survives_a_kill(tmp_path, scope):
     if not layers.confines_writes_and_signals():
         pytest.skip("without root or Landlock 6 nothing keeps a child from signalling the grader")
     result = graded(hostile("kills_the_grader", tmp_path), layers=layers)
-    assert result.score == result.max_score        # and this test process is still here to say so
+    assert result.score == result.max_score  # and this test process is still here to say so
 
 
 # What steals_the_oracle's functions give when they find nothing: its real code.
@@ -165,7 +167,7 @@ def test_markup_and_surrogates_are_shown_as_text(tmp_path):
     write_results(result, str(tmp_path / "results.json"))
     write_feedback(result, str(tmp_path / "feedback.md"))
     for written in ("results.json", "feedback.md"):
-        text = (tmp_path / written).read_bytes().decode("utf-8")       # valid UTF-8, no lone surrogate
+        text = (tmp_path / written).read_bytes().decode("utf-8")  # valid UTF-8, no lone surrogate
         assert "\x1b" not in text and "\x07" not in text and "\udc80" not in text
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     outputs = " ".join(test["output"] for test in results["tests"])
@@ -173,7 +175,7 @@ def test_markup_and_surrogates_are_shown_as_text(tmp_path):
     markdown = feedback_markdown(result)
     for line in markdown.splitlines():
         if "ValueError" in line and not line.startswith(("got:", "expected:")):
-            assert "<img" not in line and "](" not in line     # outside code blocks: escaped
+            assert "<img" not in line and "](" not in line  # outside code blocks: escaped
 
 
 def test_what_a_submission_reads_never_reaches_its_feedback(tmp_path):
@@ -202,7 +204,7 @@ def test_nothing_a_submission_spawns_outlives_its_grading(tmp_path):
 
     result = grade(str(hostile("background_processes", tmp_path)), KeepingPids, seed=5, scale=0.3)
     assert result.score == result.max_score
-    assert len(spawned) == 7 * len(ALL)            # seven at every import: one import per stage
+    assert len(spawned) == 7 * len(ALL)  # seven at every import: one import per stage
     assert [pid for pid in spawned if not gone(pid)] == []
 
 
