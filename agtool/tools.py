@@ -627,7 +627,8 @@ def run(request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None
     The state holds tool, args, result (the last envelope), reasons, path, attempts, status and answer.
     A call that succeeds goes straight to answer: status "answered", one door call, through the memo run is given.
     The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É
-    too, never escaped), and a value JSON cannot show (keys of mixed types) is answered too.
+    too, never escaped), and a value JSON cannot show (keys of mixed types, a list that holds
+    itself) is answered too.
     A fix is looked up by the full reason, then by its <stage>:<check> prefix;
     a fixable reason takes the fix edge and calls again.
     A reason with no fix (result:empty above all) goes straight to give_up: one door call.

@@ -33,36 +33,56 @@ def test_build_graph_is_a_compiled_langgraph_with_the_five_nodes():
 def test_a_good_request_is_answered_in_one_call():
     """pick -> call -> answer; the state holds every field; answer is built from the value."""
     state = run_v2()
-    assert STATE_KEYS <= set(state)
+    assert set(state) >= STATE_KEYS
     assert (state["status"], state["path"], state["attempts"], state["reasons"]) == (
-        "answered", ["pick", "call", "answer"], 1, [])
-    assert state["result"] == {"ok": True, "error": None, "value": {
-        "sku": "A-100", "rows": [{"region": "seoul", "qty": 5}, {"region": "busan", "qty": 3}]}}
+        "answered",
+        ["pick", "call", "answer"],
+        1,
+        [],
+    )
+    assert state["result"] == {
+        "ok": True,
+        "error": None,
+        "value": {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}, {"region": "busan", "qty": 3}]},
+    }
     assert state["answer"].startswith("stock_lookup_v2") and '"qty": 5' in state["answer"]
 
 
 # ── FIXES and find_fix ───────────────────────────────────────────────────────
+
 
 def test_fixes_cover_the_four_fixable_reasons():
     """args:allowed:region, args:range, args:unknown and result:too_big have fixes."""
     assert {"args:allowed:region", "args:range", "args:unknown", "result:too_big"} <= set(tools.FIXES)
 
 
-@pytest.mark.parametrize("reason, fix", [
-    ("args:allowed:region", "args:allowed:region"),
-    ("args:range:limit", "args:range"),
-    ("args:unknown:sku_id", "args:unknown"),
-    ("args:unknown:weird:name", "args:unknown"),
-    ("result:too_big:rows", "result:too_big"),
-])
+@pytest.mark.parametrize(
+    "reason, fix",
+    [
+        ("args:allowed:region", "args:allowed:region"),
+        ("args:range:limit", "args:range"),
+        ("args:unknown:sku_id", "args:unknown"),
+        ("args:unknown:weird:name", "args:unknown"),
+        ("result:too_big:rows", "result:too_big"),
+    ],
+)
 def test_find_fix_by_full_reason_then_prefix(reason, fix):
     """The full reason is looked up first, then its <stage>:<check> prefix."""
     assert tools.find_fix(reason) is tools.FIXES[fix]
 
 
-@pytest.mark.parametrize("reason", ["result:empty:rows", "tool:raised:KeyError", "args:allowed:colour",
-                                    "args:type:limit", "args:missing:sku", "tool:unknown:x",
-                                    "result:range:days"])
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "result:empty:rows",
+        "tool:raised:KeyError",
+        "args:allowed:colour",
+        "args:type:limit",
+        "args:missing:sku",
+        "tool:unknown:x",
+        "result:range:days",
+    ],
+)
 def test_find_fix_has_nothing_for_unfixable_reasons(reason):
     """Everything else has no fix."""
     assert tools.find_fix(reason) is None
@@ -76,6 +96,7 @@ def test_a_fix_for_the_full_reason_wins_over_the_prefix(table):
 
 
 # ── each fix, end to end ─────────────────────────────────────────────────────
+
 
 def test_a_region_nobody_serves_becomes_the_default_region():
     """args:allowed:region -> region seoul, then answered."""
@@ -95,8 +116,12 @@ def test_an_out_of_range_arg_is_clamped_into_range(limit, clamped):
 
 def test_nan_is_clamped_to_min(put_tool, spy):
     """NaN is outside every range; the fix puts it on min."""
-    body = put_tool("weigh", spy(value={"kg": 1.0}), args={"kg": {"type": "float", "min": 0.5, "max": 3}},
-                    returns={"kg": {"type": "float"}})
+    body = put_tool(
+        "weigh",
+        spy(value={"kg": 1.0}),
+        args={"kg": {"type": "float", "min": 0.5, "max": 3}},
+        returns={"kg": {"type": "float"}},
+    )
     state = tools.run({"tool": "weigh", "args": {"kg": math.nan}})
     assert state["status"] == "answered" and body.calls == [{"kg": 0.5}]
 
@@ -125,8 +150,7 @@ def test_too_many_rows_switch_to_the_upgrade():
     """result:too_big -> the tool's upgrade: old stock_lookup -> stock_lookup_v2."""
     state = tools.run({"tool": "stock_lookup", "args": {**GOOD, "sku": "D-400"}})
     assert state["reasons"] == ["result:too_big:rows"]
-    assert (state["tool"], state["status"], len(state["result"]["value"]["rows"])) == (
-        "stock_lookup_v2", "answered", 2)
+    assert (state["tool"], state["status"], len(state["result"]["value"]["rows"])) == ("stock_lookup_v2", "answered", 2)
 
 
 def test_too_many_rows_without_an_upgrade_gives_up(table, spy):
@@ -139,14 +163,19 @@ def test_too_many_rows_without_an_upgrade_gives_up(table, spy):
 
 # ── giving up ────────────────────────────────────────────────────────────────
 
-@pytest.mark.parametrize("request_, reason", [
-    ({"tool": "stock_lookup_v2", "args": {**GOOD, "sku": "Z-999"}}, "result:empty:rows"),
-    ({"tool": "delivery_eta", "args": {"sku": "E-500", "region": "jeju"}}, "tool:raised:KeyError"),
-    ({"tool": "delivery_eta", "args": {"sku": "A-100", "region": "jeju"}}, "result:range:days"),
-    ({"tool": "stock_lookup_v2", "args": {**GOOD, "limit": "2"}}, "args:type:limit"),
-    ({"tool": "stock_lookup_v2", "args": {"region": "seoul", "limit": 2}}, "args:missing:sku"),
-    ({"tool": "stock_lookup_v9", "args": GOOD}, "tool:unknown:stock_lookup_v9"),
-], ids=["empty", "raised", "hours for days", "type", "missing", "unknown tool"])
+
+@pytest.mark.parametrize(
+    "request_, reason",
+    [
+        ({"tool": "stock_lookup_v2", "args": {**GOOD, "sku": "Z-999"}}, "result:empty:rows"),
+        ({"tool": "delivery_eta", "args": {"sku": "E-500", "region": "jeju"}}, "tool:raised:KeyError"),
+        ({"tool": "delivery_eta", "args": {"sku": "A-100", "region": "jeju"}}, "result:range:days"),
+        ({"tool": "stock_lookup_v2", "args": {**GOOD, "limit": "2"}}, "args:type:limit"),
+        ({"tool": "stock_lookup_v2", "args": {"region": "seoul", "limit": 2}}, "args:missing:sku"),
+        ({"tool": "stock_lookup_v9", "args": GOOD}, "tool:unknown:stock_lookup_v9"),
+    ],
+    ids=["empty", "raised", "hours for days", "type", "missing", "unknown tool"],
+)
 def test_an_unfixable_reason_gives_up_at_once(request_, reason):
     """No fix: give up after the first call, no answer."""
     state = tools.run(request_)
@@ -210,26 +239,36 @@ def test_no_attempts_allowed_means_no_call(outages, max_attempts):
 
 def test_a_fix_that_raises_gives_up_instead_of_crashing(table):
     """A broken fix cannot help: the run gives up with its reasons."""
-    tools.FIXES["args:allowed:region"] = lambda state: 1 / 0
+
+    def broken(state: tools.RunState) -> dict:
+        return {"args": 1 / 0}
+
+    tools.FIXES["args:allowed:region"] = broken
     state = run_v2(region="tokyo")
     assert state["status"] == "gave_up" and state["reasons"] == ["args:allowed:region"]
 
 
 # ── memo, never raising, picker ──────────────────────────────────────────────
 
+
 def test_calls_go_through_the_memo(table, spy):
     """A memo shared by two runs: the second run's answer comes without running the body."""
     body = table["stock_lookup_v2"]["fn"] = spy(wraps=table["stock_lookup_v2"]["fn"])
-    request, memo = {"tool": "stock_lookup_v2", "args": GOOD}, {}
+    request, memo = {"tool": "stock_lookup_v2", "args": GOOD}, dict[str, str]()
     alone = tools.run(request)  # a memo of its own: runs the body
     first, second = tools.run(request, memo=memo), tools.run(request, memo=memo)
     assert alone["answer"] == first["answer"] == second["answer"] and body.runs == 2
     assert len(memo) == 1
 
 
-ODD_REQUESTS = {
-    "None": None, "list": [], "str": "stock_lookup", "empty": {}, "no args": {"tool": "stock_lookup"},
-    "no tool": {"args": GOOD}, "list tool": {"tool": ["stock_lookup"], "args": GOOD},
+ODD_REQUESTS: dict[str, object] = {
+    "None": None,
+    "list": [],
+    "str": "stock_lookup",
+    "empty": {},
+    "no args": {"tool": "stock_lookup"},
+    "no tool": {"args": GOOD},
+    "list tool": {"tool": ["stock_lookup"], "args": GOOD},
     "None args": {"tool": "stock_lookup", "args": None},
     "list args": {"tool": "stock_lookup", "args": [("sku", "A-100")]},
     "NaN limit": {"tool": "stock_lookup", "args": {**GOOD, "limit": math.nan}},
@@ -252,9 +291,21 @@ def test_run_never_raises_whatever_the_attempt_limit(max_attempts):
     assert (state["status"], state["attempts"], state["reasons"]) == ("gave_up", 0, ["run:type:max_attempts"])
 
 
-@pytest.mark.parametrize("value", [{"n": 1, 2: "int key"}, {"n": 1, (1, 2): "tuple key"},
-                                   {"n": 10**5000}, {"n": 1, "at": {1, 2}}],
-                         ids=["int key", "tuple key", "5001 digits", "set"])
+HOLDS_ITSELF: list = [()]
+HOLDS_ITSELF.append(HOLDS_ITSELF)  # json.dumps: ValueError (a circular reference)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"n": 1, 2: "int key"},
+        {"n": 1, (1, 2): "tuple key"},
+        {"n": 10**5000},
+        {"n": 1, "at": {1, 2}},
+        {"n": 1, "log": HOLDS_ITSELF},
+    ],
+    ids=["int key", "tuple key", "5001 digits", "set", "a list that holds itself"],
+)
 def test_run_never_raises_whatever_the_tool_returns(put_tool, spy, value):
     """An ok value JSON cannot print still ends as answered (extra keys are allowed)."""
     put_tool("odd", spy(value=value), returns={"n": {"type": "int"}})
@@ -271,6 +322,7 @@ def test_the_answer_shows_non_ascii_text_as_it_is(put_tool, spy):
 
 def test_a_picker_replaces_the_rules():
     """run(picker=...) puts another picker (where a model would sit) in the pick node."""
-    state = tools.run("how many kettles in busan?",
-                      picker=lambda text: ("stock_lookup_v2", {**GOOD, "region": text.split()[-1][:-1]}))
+    state = tools.run(
+        "how many kettles in busan?", picker=lambda text: ("stock_lookup_v2", {**GOOD, "region": text.split()[-1][:-1]})
+    )
     assert state["status"] == "answered" and state["args"]["region"] == "busan"

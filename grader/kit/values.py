@@ -1,7 +1,8 @@
 """Values that cross between the grader and the submission's process.
 
 Going in, a request spells in JSON a few values JSON has no word for (a tuple,
-a set, bytes, a bare object, a dict with int keys), so the grader can hand them
+a set, bytes, a bare object, a dict with int keys, a list that holds itself), so
+the grader can hand them
 to the submission: `decode` builds them. Coming back, `to_plain` turns whatever
 a submission's function returned into plain JSON data; anything else (a str
 subclass, an object whose __eq__ always says True, a cycle, a flood) becomes a
@@ -26,6 +27,7 @@ _DECODERS = {
     "$bytes": lambda text: text.encode(),
     "$object": lambda _: object(),
     "$intkeys": lambda pairs: {key: decode(value) for key, value in pairs},
+    "$cycle": lambda items: _holding_itself([decode(item) for item in items]),
 }
 _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 
@@ -41,6 +43,12 @@ def tagged(value: Any) -> str | None:
         if key in _DECODERS:
             return key
     return None
+
+
+def _holding_itself(items: list) -> list:
+    """items, then the list itself: json.dumps refuses it (ValueError), repr writes it [..., [...]]."""
+    items.append(items)
+    return items
 
 
 def decode(value: Any) -> Any:
@@ -145,6 +153,8 @@ def _py(value: Any) -> str:
         return repr(value[tag].encode())
     if tag == "$object":
         return "object()"
+    if tag == "$cycle":  # as Python prints it: no literal can spell it
+        return "[" + "".join(f"{_py(item)}, " for item in value[tag]) + "[...]]"
     if tag == "$intkeys":
         return "{" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value[tag]) + "}"
     if tag:

@@ -14,11 +14,24 @@ letter with any; no NaN to clamp. call_memo and what it uses are the grader's ow
 import difflib
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import strategies as st
 
 from grader.kit import draw, values
-from grader.kit.checks.common import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT, SEED_ARGS, call, entry, got_text, parent_tools, py, request, show_table
+from grader.kit.checks.common import (
+    DEFAULT_REGION,
+    MAX_ATTEMPTS,
+    ODD_LIMIT,
+    SEED_ARGS,
+    call,
+    entry,
+    got_text,
+    parent_tools,
+    py,
+    request,
+    show_table,
+)
 from grader.kit.probing import Mismatch, Stage, without_oracle
 from grader.kit.spies import SPY_MARK
 from grader.kit.trusted import oracle
@@ -26,17 +39,18 @@ from grader.kit.trusted import oracle
 MEMO = {"$memo": 0}
 NODES = ("pick", "call", "fix", "answer", "give_up")
 STATE_KEYS = ("tool", "args", "result", "reasons", "path", "attempts", "status", "answer")
-STATE_FORM = (f"a final state with {', '.join(STATE_KEYS)}; "
-              "path a walk pick -> call -> (fix -> call)* -> answer | give_up")
-JUDGED = ("status", "attempts", "reasons", "tool", "args", "result")   # what run_problem reads of a state
+STATE_FORM = (
+    f"a final state with {', '.join(STATE_KEYS)}; path a walk pick -> call -> (fix -> call)* -> answer | give_up"
+)
+JUDGED = ("status", "attempts", "reasons", "tool", "args", "result")  # what run_problem reads of a state
 PATH = re.compile(r"pick(,call(,fix,call)*(,answer|,fix,give_up|,give_up)|,give_up)")
 
 
 @dataclass(frozen=True)
 class Case:
     table: dict
-    runs: tuple   # (request, how run is called, share one memo?): how is None (the default limit), an int
-                  # (max_attempts), or run's keyword arguments as JSON ({"max_attempts": True}, {"picker": {"$spy": t}})
+    runs: tuple  # (request, how run is called, share one memo?): how is None (the default limit), an int
+    # (max_attempts), or run's keyword arguments as JSON ({"max_attempts": True}, {"picker": {"$spy": t}})
 
 
 def probe(case: Case) -> dict:
@@ -55,9 +69,11 @@ def kwargs_of(how) -> dict:
 
 def _call_text(req, how, shared) -> str:
     kwargs = kwargs_of(how)
-    more = "".join(f", max_attempts={py(kwargs['max_attempts'])}" if key == "max_attempts" else
-                   f", picker={kwargs[key]['$spy']}" for key in kwargs) + (", memo=memo" if shared else "")
-    return f"run({py(req, 10 ** 4)}{more})"
+    more = "".join(
+        f", max_attempts={py(kwargs['max_attempts'])}" if key == "max_attempts" else f", picker={kwargs[key]['$spy']}"
+        for key in kwargs
+    ) + (", memo=memo" if shared else "")
+    return f"run({py(req, 10**4)}{more})"
 
 
 def expected_runs(case: Case) -> list[tuple[dict, dict]]:
@@ -74,12 +90,13 @@ def expected_runs(case: Case) -> list[tuple[dict, dict]]:
         try:
             state = oracle.run(tools, values.decode(req), limit, memo if shared else None, picker)
             judged = {key: values.to_plain(state[key]) for key in JUDGED if key in state}
-        except Exception as error:   # only the picker's own: run lets it out
+        except Exception as error:  # only the picker's own: run lets it out
             if not getattr(error, SPY_MARK, False):
                 raise
             judged = {"raises": type(error).__name__}
-        expected.append((judged, {tool: spy.runs - before[tool] for tool, spy in spies.items()
-                                  if spy.runs != before[tool]}))
+        expected.append(
+            (judged, {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]})
+        )
     return expected
 
 
@@ -97,12 +114,16 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     answered = state["status"] == "answered"
     checks = (
         ("status", got.get("status") == state["status"]),
-        ("answer", answer_shows(got.get("answer"), state["result"]["value"]) if answered
-         else got.get("answer") is None),
+        (
+            "answer",
+            answer_shows(got.get("answer"), state["result"]["value"]) if answered else got.get("answer") is None,
+        ),
         ("attempts", values.same(got.get("attempts"), state["attempts"])),
         ("reasons", values.same(got.get("reasons"), state["reasons"])),
-        ("result", values.same(got.get("result"), state["result"])
-         or (state["attempts"] == 0 and got.get("result") is None)),
+        (
+            "result",
+            values.same(got.get("result"), state["result"]) or (state["attempts"] == 0 and got.get("result") is None),
+        ),
         ("tool", not answered or values.same(got.get("tool"), state["tool"])),
         ("args", not answered or values.same(got.get("args"), state["args"])),
         ("body runs", result["runs"] == runs),
@@ -129,24 +150,39 @@ def _non_ascii(value):
 
 
 def compare(case: Case, expected: list[tuple[dict, dict]], observation: dict) -> Mismatch | None:
-    for (req, kwargs, shared), (state, runs), result in zip(case.runs, expected, observation["results"]):
+    for (req, kwargs, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
         problem = run_problem(state, runs, result)
         if problem:
-            return Mismatch(_call_text(req, kwargs, shared), show_state(state, runs),
-                            f"{show_got(result)} ({problem})", answer_hint(state, problem))
+            return Mismatch(
+                _call_text(req, kwargs, shared),
+                show_state(state, runs),
+                f"{show_got(result)} ({problem})",
+                answer_hint(state, problem),
+            )
     return None
 
 
-ANSWER_HINT = ("Build the answer from the value with json.dumps(value, sort_keys=True, ensure_ascii=False): "
-               "non-ASCII text as it is; and catch the TypeError sort_keys raises on keys of mixed types.")
+ANSWER_HINT = (
+    "Build the answer from the value with json.dumps(value, sort_keys=True, ensure_ascii=False): "
+    "non-ASCII text as it is; and catch the TypeError sort_keys raises on keys of mixed types, and "
+    "the ValueError json.dumps raises on a list that holds itself."
+)
 
 
 def answer_hint(state: dict, problem: str) -> str:
     """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show."""
     if state.get("status") != "answered":
         return ""
-    cannot_show = values.is_marker(state["result"]["value"])
-    return ANSWER_HINT if problem.startswith("answer") or problem == "run raised" and cannot_show else ""
+    cannot_show = _holds_marker(state["result"]["value"])
+    return ANSWER_HINT if problem.startswith("answer") or (problem == "run raised" and cannot_show) else ""
+
+
+def _holds_marker(value) -> bool:
+    """Is value, or anything inside it, not plain data (a value JSON cannot show)?"""
+    if values.is_marker(value):
+        return True
+    items = value.values() if type(value) is dict else value if type(value) is list else ()
+    return any(map(_holds_marker, items))
 
 
 def show_state(state: dict, runs: dict) -> str:
@@ -154,16 +190,21 @@ def show_state(state: dict, runs: dict) -> str:
         return f"raises {state['raises']} (the picker's), body runs: {sum(runs.values())}"
     shown = {key: state[key] for key in ("status", "attempts", "reasons", "tool", "args") if key in state}
     shown["result"] = state["result"]
-    return f"{py(shown, 10 ** 4)}, answer {'a sentence' if state['status'] == 'answered' else 'None'}, " \
-           f"body runs: {sum(runs.values())}"
+    return (
+        f"{py(shown, 10**4)}, answer {'a sentence' if state['status'] == 'answered' else 'None'}, "
+        f"body runs: {sum(runs.values())}"
+    )
 
 
 def show_got(result: dict) -> str:
     value = result.get("value")
     if type(value) is dict:
-        value = {key: value[key] for key in ("status", "attempts", "reasons", "tool", "args", "result", "answer")
-                 if key in value}
-        return f"{py(value, 10 ** 4)}, body runs: {sum(result['runs'].values())}"
+        value = {
+            key: value[key]
+            for key in ("status", "attempts", "reasons", "tool", "args", "result", "answer")
+            if key in value
+        }
+        return f"{py(value, 10**4)}, body runs: {sum(result['runs'].values())}"
     return got_text(result)
 
 
@@ -179,7 +220,7 @@ STAGE = Stage(6, probe, show, expected_runs, compare)
 ROW = {"qty": {"type": "int", "min": 0}, "bays": {"type": "list", "max_len": 1, "allow_empty": True}}
 RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": ROW}}
 _ROW = {"qty": 3, "bays": []}
-BODIES = {
+BODIES: dict[str, list[dict[str, Any]]] = {
     "good": [{"return": {"sku": "A-100", "rows": [_ROW]}}],
     "empty": [{"return": {"sku": "Z-999", "rows": []}}],
     "too_big": [{"return": {"sku": "D-400", "rows": [_ROW] * 20}}],
@@ -191,24 +232,31 @@ BODIES = {
     "accented": [{"return": {"sku": "É-100 à Jeju", "rows": [_ROW]}}],
     # an extra key that is no str: check_result lets it be, json.dumps(..., sort_keys=True) cannot sort the keys
     "mixed_keys": [{"return": {"$intkeys": [["sku", "A-100"], ["rows", [_ROW]], [1, "extra"]]}}],
+    # an extra key holding a list that holds itself: json.dumps raises ValueError (a circular reference), where
+    # a repr writes [(), [...]]; the tuple first makes is_json refuse it at once (no memo), never recurse
+    "holds_itself": [{"return": {"sku": "A-100", "rows": [_ROW], "log": {"$cycle": [{"$tuple": []}]}}}],
 }
 # The answer's own bodies are 6.2's fixed cases alone: a draw of another check never meets them.
-DRAWN_BODIES = tuple(body for body in BODIES if body not in ("accented", "mixed_keys"))
+ANSWER_BODIES = ("accented", "mixed_keys", "holds_itself")
+DRAWN_BODIES = tuple(body for body in BODIES if body not in ANSWER_BODIES)
 
 # The arg names a world's contracts use: far apart, so a misspelling is close to one only.
 LONG_NAMES = ("region", "limit", "budget", "warehouse", "color")
-FAR_NAMES = ("x9", "zz", "qx", "z_1")   # no letter in common with any contract name
+FAR_NAMES = ("x9", "zz", "qx", "z_1")  # no letter in common with any contract name
 
 
 def _typos(name: str) -> list[str]:
     """One-edit misspellings of name (past its first two letters) close to it and to nothing else."""
-    edits = {name[:i] + name[i + 1:] for i in range(2, len(name))}
-    edits |= {name[:i] + name[i + 1] + name[i] + name[i + 2:] for i in range(2, len(name) - 1)}
+    edits = {name[:i] + name[i + 1 :] for i in range(2, len(name))}
+    edits |= {name[:i] + name[i + 1] + name[i] + name[i + 2 :] for i in range(2, len(name) - 1)}
     edits |= {name[:i] + name[i] + name[i:] for i in range(2, len(name))}
-    others = [other for other in LONG_NAMES + ("sku",) if other != name]
-    return sorted(typo for typo in edits - {name}
-                  if difflib.SequenceMatcher(None, typo, name).ratio() >= 0.8
-                  and all(difflib.SequenceMatcher(None, typo, other).ratio() < 0.5 for other in others))
+    others = [other for other in (*LONG_NAMES, "sku") if other != name]
+    return sorted(
+        typo
+        for typo in edits - {name}
+        if difflib.SequenceMatcher(None, typo, name).ratio() >= 0.8
+        and all(difflib.SequenceMatcher(None, typo, other).ratio() < 0.5 for other in others)
+    )
 
 
 TYPOS = {name: _typos(name) for name in LONG_NAMES}
@@ -262,26 +310,39 @@ def _set(req: dict, arg: str, value) -> dict:
     return {**req, "args": {**req["args"], arg: value}}
 
 
+LIMITS = st.sampled_from([None, 3, 4, 5])  # a run's max_attempts, None for the default
+
+
 @st.composite
-def worlds(d, faults: tuple[str, ...], body: str, upgrade: str | None, seoul: bool = True,
-           limits=st.sampled_from([None, 3, 4, 5]), runs: int = 1) -> Case:
+def worlds(
+    d,
+    faults: tuple[str, ...],
+    body: str,
+    upgrade: str | None,
+    seoul: bool = True,
+    limits=None,
+    runs: int = 1,
+) -> Case:
     """The tool "stock" (body `body`; upgrade "stock_v2" with body `upgrade`, if any), and runs of
     requests to it, each with every fault of `faults` put in."""
+    limits = LIMITS if limits is None else limits
     specs = _arg_specs(d, seoul)
     needed = {arg for fault in faults for arg in FAULTS[fault][0]} | {"sku"}
     chosen = needed | {name for name in specs if d(draw.BOOL)}
     contract = {name: spec for name, spec in specs.items() if name in chosen}
-    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body],
-                            upgrade="stock_v2" if upgrade else None)}
+    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body], upgrade="stock_v2" if upgrade else None)}
     if upgrade:
         table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
-    planned = []
+    planned: list[tuple] = []
     for _ in range(d(st.integers(1, runs))):
         if planned and d(draw.BOOL):  # the same question again
             planned.append((planned[-1][0], d(limits), d(draw.BOOL)))
             continue
-        req = {"tool": "stock", "args": draw.valid_args(d, {k: {**v, "required": True} for k, v in contract.items()}),
-               "specs": contract}
+        req = {
+            "tool": "stock",
+            "args": draw.valid_args(d, {k: {**v, "required": True} for k, v in contract.items()}),
+            "specs": contract,
+        }
         for fault in faults:
             req = FAULTS[fault][1](d, req)
         planned.append(({"tool": req["tool"], "args": req["args"]}, d(limits), runs > 1 and d(draw.BOOL)))
@@ -298,8 +359,7 @@ STOCK_ARGS = {**SEED_ARGS, "region": {"type": "str", "allowed": ["busan", "seoul
 
 
 def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_ARGS) -> Case:
-    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body],
-                            upgrade="stock_v2" if upgrade else None)}
+    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body], upgrade="stock_v2" if upgrade else None)}
     if upgrade:
         table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
     return Case(table, tuple((request, limit, False) for request, limit in runs))
@@ -312,28 +372,52 @@ EVERYTHING_WRONG = {"tool": "stock", "args": {"sku": "D-400", "region": "mars", 
 # result:too_big), then the upgrade answers: 7 door calls, 15 graph steps, more than a recursion limit below
 # 2 * max_attempts + 2 allows.
 CHAIN = {"tool": "stock", "args": {"sku": "D-400", "regoin": "mars", "limti": 5, "zz": 1}}
-HUGE_LIMIT = 2 ** 40   # any int is a limit: run must not build anything of max_attempts' size
+HUGE_LIMIT = 2**40  # any int is a limit: run must not build anything of max_attempts' size
 INCIDENTS = {
-    "answers": (stock("good", None, (ASK, None), (ASK, 1)), stock("accented", None, (ASK, None)),
-                stock("mixed_keys", None, (ASK, None)),
-                Case(stock("good", None).table, ((ASK, {}, True), (ASK, {}, True), (ASK, {"max_attempts": 1}, True)))),
-    "fixes": (stock("too_big", "good", (EVERYTHING_WRONG, 5)),
-              stock("good", None, (MISSPELT, None))),
+    "answers": (
+        stock("good", None, (ASK, None), (ASK, 1)),
+        stock("accented", None, (ASK, None)),
+        stock("mixed_keys", None, (ASK, None)),
+        stock("holds_itself", None, (ASK, None)),
+        Case(stock("good", None).table, ((ASK, {}, True), (ASK, {}, True), (ASK, {"max_attempts": 1}, True))),
+    ),
+    "fixes": (stock("too_big", "good", (EVERYTHING_WRONG, 5)), stock("good", None, (MISSPELT, None))),
     "gives up": (stock("empty", None, (ASK, None)), stock("raise", None, (ASK, None))),
-    "repeats": (stock("good", None, (EVERYTHING_WRONG, None), contract={**STOCK_ARGS, "region": {
-        "type": "str", "allowed": ["busan"]}}),),
-    "limit": (stock("too_big", "good", (EVERYTHING_WRONG, None), (EVERYTHING_WRONG, 0), (EVERYTHING_WRONG, 2),
-                    (EVERYTHING_WRONG, 1), (EVERYTHING_WRONG, -1)),
-              stock("too_big", "good", (CHAIN, 7), (ASK, HUGE_LIMIT))),
-    "odd limits": (stock("good", None, *[(ASK, {"max_attempts": limit}) for limit in (True, False, 2.0, "3", [3])]),
-                   Case(stock("good", None).table, ((ASK, {"max_attempts": None}, False),))),
+    "repeats": (
+        stock(
+            "good",
+            None,
+            (EVERYTHING_WRONG, None),
+            contract={**STOCK_ARGS, "region": {"type": "str", "allowed": ["busan"]}},
+        ),
+    ),
+    "limit": (
+        stock(
+            "too_big",
+            "good",
+            (EVERYTHING_WRONG, None),
+            (EVERYTHING_WRONG, 0),
+            (EVERYTHING_WRONG, 2),
+            (EVERYTHING_WRONG, 1),
+            (EVERYTHING_WRONG, -1),
+        ),
+        stock("too_big", "good", (CHAIN, 7), (ASK, HUGE_LIMIT)),
+    ),
+    "odd limits": (
+        stock("good", None, *[(ASK, {"max_attempts": limit}) for limit in (True, False, 2.0, "3", [3])]),
+        Case(stock("good", None).table, ((ASK, {"max_attempts": None}, False),)),
+    ),
 }
 WHERE = {"type": "dict", "properties": {"min_qty": {"type": "int", "min": 0}}}
 NESTED_ARGS = {"sku": {"type": "str"}, "where": WHERE}
 CANNOT_HELP = (
-    stock("good", None, ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": -1}}}, None),
-          ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": 1, "max_qty": 5}}}, None),
-          contract=NESTED_ARGS),
+    stock(
+        "good",
+        None,
+        ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": -1}}}, None),
+        ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": 1, "max_qty": 5}}}, None),
+        contract=NESTED_ARGS,
+    ),
     stock("too_big", None, (ASK, None)),
 )
 
@@ -341,31 +425,32 @@ CANNOT_HELP = (
 # ── the checks ───────────────────────────────────────────────────────────────
 
 SPEC = {
-    "constants": "MAX_ATTEMPTS = 3 and DEFAULT_REGION = \"seoul\"; build_graph() compiles a StateGraph with the "
-                 "nodes pick, call, fix, answer and give_up.",
-    "answers": "A call that succeeds goes straight to answer: status \"answered\", one door call, through the memo "
-               "run is given.",
+    "constants": 'MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() compiles a StateGraph with the '
+    "nodes pick, call, fix, answer and give_up.",
+    "answers": 'A call that succeeds goes straight to answer: status "answered", one door call, through the memo '
+    "run is given.",
     "answer text": "The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É "
-                   "too, never escaped), and a value JSON cannot show (keys of mixed types) is answered too.",
+    "too, never escaped), and a value JSON cannot show (keys of mixed types, a list that holds "
+    "itself) is answered too.",
     "fixes": "A fix is looked up by the full reason, then by its <stage>:<check> prefix; a fixable reason takes "
-             "the fix edge and calls again.",
+    "the fix edge and calls again.",
     "gives up": "A reason with no fix (result:empty above all) goes straight to give_up: one door call.",
     "cannot help": "A reason that comes back, or a fix that cannot help, gives up: a fix cannot help when it "
-                   "returns None (no upgrade) or when its field is not an arg of the contract (a dotted field "
-                   "such as where.min_qty).",
+    "returns None (no upgrade) or when its field is not an arg of the contract (a dotted field "
+    "such as where.min_qty).",
     "limit": "At most max_attempts door calls; max_attempts=0 makes none.",
     "long runs": "Any int is a limit: a run of max_attempts calls is never cut short, and a huge max_attempts "
-                 "(2 ** 40) costs nothing until the calls are made.",
+    "(2 ** 40) costs nothing until the calls are made.",
     "odd limit": "A max_attempts that is not an int (True and False included) makes no call: the state is "
-                 "{\"tool\": None, \"args\": None, \"result\": None, \"reasons\": [\"run:type:max_attempts\"], "
-                 "\"path\": [], \"attempts\": 0, \"status\": \"gave_up\", \"answer\": None}.",
+    '{"tool": None, "args": None, "result": None, "reasons": ["run:type:max_attempts"], '
+    '"path": [], "attempts": 0, "status": "gave_up", "answer": None}.',
     "state": "The state holds tool, args, result (the last envelope), reasons, path, attempts, status and answer.",
     "fix table": "FIXES maps args:allowed:region to use_default_region, args:range to clamp_into_range, "
-                 "args:unknown to rename_or_drop and result:too_big to switch_to_upgrade.",
+    "args:unknown to rename_or_drop and result:too_big to switch_to_upgrade.",
     "clamp": "clamp_into_range sets the arg to min when it is below min, to max when it is above max; NaN lands "
-             "on min, or on max when there is no min.",
+    "on min, or on max when there is no min.",
     "picker": "picker(request) replaces the rules in pick: it is called once and must return (tool, args), "
-              "which go to the door as they are.",
+    "which go to the door as they are.",
     "picker raises": "An exception out of the picker goes out of run as it is: there is no state.",
 }
 
@@ -376,8 +461,11 @@ class Setup:
 
 
 def probe_setup(case: Setup) -> dict:
-    return request(6, None, [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True),
-                             call("build_graph", **{"as": "graph"})])
+    return request(
+        6,
+        None,
+        [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True), call("build_graph", **{"as": "graph"})],
+    )
 
 
 def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
@@ -389,14 +477,25 @@ def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
         return Mismatch("DEFAULT_REGION", py(DEFAULT_REGION), got_text(region))
     found = graph.get("value")
     if "raised" in graph or not found["compiled"] or not set(NODES) <= set(found["nodes"]):
-        return Mismatch("build_graph()", f"a compiled LangGraph StateGraph with nodes {', '.join(NODES)}",
-                        got_text(graph) if "raised" in graph else
-                        f"a {found['type']} with nodes {', '.join(found['nodes']) or '(none)'}")
+        return Mismatch(
+            "build_graph()",
+            f"a compiled LangGraph StateGraph with nodes {', '.join(NODES)}",
+            got_text(graph)
+            if "raised" in graph
+            else f"a {found['type']} with nodes {', '.join(found['nodes']) or '(none)'}",
+        )
     return None
 
 
-@STAGE.check(number=1, points=2, examples=1, probe=probe_setup, show=lambda case: "", spec=(SPEC["constants"],),
-             **without_oracle(judge_setup))
+@STAGE.check(
+    number=1,
+    points=2,
+    examples=1,
+    probe=probe_setup,
+    show=lambda case: "",
+    spec=(SPEC["constants"],),
+    **without_oracle(judge_setup),
+)
 def constants_and_graph():
     """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", build_graph() a compiled LangGraph: pick, call, fix, answer, give_up
 
@@ -424,9 +523,15 @@ def fixes_what_it_can():
     "args:range"), apply it, and call again.
     """
     return st.tuples(some(FIXABLE, 1, 2), st.sampled_from(["good", "too_big", "too_big_inside"])).flatmap(
-        lambda plan: worlds(plan[0], plan[1], "good" if plan[1] != "good" else None,
-                            limits=st.sampled_from([None, 3, 4, 5]) if len(plan[0]) + (plan[1] != "good") < 3
-                            else st.sampled_from([4, 5])))
+        lambda plan: worlds(
+            plan[0],
+            plan[1],
+            "good" if plan[1] != "good" else None,
+            limits=st.sampled_from([None, 3, 4, 5])
+            if len(plan[0]) + (plan[1] != "good") < 3
+            else st.sampled_from([4, 5]),
+        )
+    )
 
 
 @STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["gives up"], spec=(SPEC["gives up"],))
@@ -439,7 +544,9 @@ def gives_up_at_once():
     return st.one_of(
         st.sampled_from(UNFIXABLE).flatmap(lambda fault: worlds((fault,), "good", None)),
         st.sampled_from(["empty", "raise", "out_of_range", "not_a_dict", "flaky"]).flatmap(
-            lambda body: worlds((), body, None)))
+            lambda body: worlds((), body, None)
+        ),
+    )
 
 
 @STAGE.check(number=5, points=2, examples=3, always=INCIDENTS["repeats"] + CANNOT_HELP, spec=(SPEC["cannot help"],))
@@ -467,7 +574,7 @@ def limit_problem(state: dict, runs: dict, result: dict, kwargs: dict) -> str | 
             wrong.append("body runs")
         return f"{', '.join(wrong)} not as for a max_attempts that is not an int" if wrong else None
     calls = got["path"].count("call") if type(got.get("path")) is list else 0
-    attempts = got.get("attempts") if type(got.get("attempts")) is int else 0
+    attempts = got["attempts"] if type(got.get("attempts")) is int else 0
     most = max(limit, 0)
     if sum(result["runs"].values()) > most or calls > most or attempts > most:
         return f"more door calls than max_attempts={limit}"
@@ -475,22 +582,38 @@ def limit_problem(state: dict, runs: dict, result: dict, kwargs: dict) -> str | 
 
 
 def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | None:
-    for (req, kwargs, shared), (state, runs), result in zip(case.runs, expected, observation["results"]):
+    for (req, kwargs, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
         problem = limit_problem(state, runs, result, kwargs)
         if problem:
-            return Mismatch(_call_text(req, kwargs, shared), show_state(state, runs), f"{show_got(result)} ({problem})",
-                            LIMIT_HINTS["odd"] if "max_attempts" in kwargs_of(kwargs) and (
-                                isinstance(kwargs_of(kwargs)["max_attempts"], bool) or
-                                not isinstance(kwargs_of(kwargs)["max_attempts"], int)) else "")
+            return Mismatch(
+                _call_text(req, kwargs, shared),
+                show_state(state, runs),
+                f"{show_got(result)} ({problem})",
+                LIMIT_HINTS["odd"]
+                if "max_attempts" in kwargs_of(kwargs)
+                and (
+                    isinstance(kwargs_of(kwargs)["max_attempts"], bool)
+                    or not isinstance(kwargs_of(kwargs)["max_attempts"], int)
+                )
+                else "",
+            )
     return None
 
 
-LIMIT_HINTS = {"odd": "Check max_attempts first: unless it is an int (and not a bool, which Python counts as one), "
-                      "return the run:type:max_attempts state at once, without calling anything."}
+LIMIT_HINTS = {
+    "odd": "Check max_attempts first: unless it is an int (and not a bool, which Python counts as one), "
+    "return the run:type:max_attempts state at once, without calling anything."
+}
 
 
-@STAGE.check(number=6, points=2, examples=3, always=INCIDENTS["limit"] + INCIDENTS["odd limits"],
-             compare=compare_limit, spec=(SPEC["limit"], SPEC["odd limit"], SPEC["long runs"]))
+@STAGE.check(
+    number=6,
+    points=2,
+    examples=3,
+    always=INCIDENTS["limit"] + INCIDENTS["odd limits"],
+    compare=compare_limit,
+    spec=(SPEC["limit"], SPEC["odd limit"], SPEC["long runs"]),
+)
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default); one that is not an int makes none
 
@@ -498,7 +621,8 @@ def stops_at_the_limit():
     makes no call at all.
     """
     return some(FIXABLE, 2, 4).flatmap(
-        lambda faults: worlds(faults, "too_big", "good", limits=st.sampled_from([None, 0, 1, 2])))
+        lambda faults: worlds(faults, "too_big", "good", limits=st.sampled_from([None, 0, 1, 2]))
+    )
 
 
 def attempt_limits(case: Case) -> list[int]:
@@ -508,13 +632,17 @@ def attempt_limits(case: Case) -> list[int]:
 
 def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatch | None:
     """Every field the spec names is in the state, and the path is a walk through the graph."""
-    for (req, kwargs, shared), most, result in zip(case.runs, expected, observation["results"]):
+    for (req, kwargs, shared), _most, result in zip(case.runs, expected, observation["results"], strict=False):
         got = result.get("value")
         if result.get("raised", "").startswith("GraphRecursionError"):
-            continue   # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
-        problem = ("run raised" if "raised" in result else
-                   "run must return the final state, a dict" if type(got) is not dict else
-                   _state_problem(got))
+            continue  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
+        problem = (
+            "run raised"
+            if "raised" in result
+            else "run must return the final state, a dict"
+            if type(got) is not dict
+            else _state_problem(got)
+        )
         if problem:
             return Mismatch(_call_text(req, kwargs, shared), STATE_FORM, f"{show_got(result)} ({problem})")
     return None
@@ -525,8 +653,7 @@ def _state_problem(got: dict) -> str | None:
     if missing:
         return f"no {', '.join(missing)}"
     path, attempts = got["path"], got["attempts"]
-    if type(path) is not list or not all(type(node) is str for node in path) \
-            or not PATH.fullmatch(",".join(path)):
+    if type(path) is not list or not all(type(node) is str for node in path) or not PATH.fullmatch(",".join(path)):
         return "path is not a walk through the graph"
     if path.count("call") != attempts:
         return "attempts does not count the calls in path"
@@ -538,22 +665,46 @@ def _state_problem(got: dict) -> str | None:
 
 
 # What the spec leaves open (give up at once, or after one door call?) is judged here only by the state's form.
-_ODD_REQUESTS = (None, "stock", [["tool", "stock"]], {"tool": None}, {"tool": "stock"}, {"args": {"sku": "A-100"}},
-                 {"tool": 5, "args": []}, {"tool": ["stock"], "args": {}}, {"tool": "stock", "args": "sku=A-100"})
+_ODD_REQUESTS = (
+    None,
+    "stock",
+    [["tool", "stock"]],
+    {"tool": None},
+    {"tool": "stock"},
+    {"args": {"sku": "A-100"}},
+    {"tool": 5, "args": []},
+    {"tool": ["stock"], "args": {}},
+    {"tool": "stock", "args": "sku=A-100"},
+)
 
 
 @st.composite
 def odd_or_not(d) -> Case:
-    case = d(worlds(d(some(FIXABLE + UNFIXABLE, 0, 2)), draw.pick(d, DRAWN_BODIES), "good",
-                    limits=st.sampled_from([None, 1, 2, 3]), runs=2))
-    runs = [(draw.pick(d, _ODD_REQUESTS), kwargs, shared) if d(draw.BOOL) else (req, kwargs, shared)
-            for req, kwargs, shared in case.runs]
+    case = d(
+        worlds(
+            d(some(FIXABLE + UNFIXABLE, 0, 2)),
+            draw.pick(d, DRAWN_BODIES),
+            "good",
+            limits=st.sampled_from([None, 1, 2, 3]),
+            runs=2,
+        )
+    )
+    runs = [
+        (draw.pick(d, _ODD_REQUESTS), kwargs, shared) if d(draw.BOOL) else (req, kwargs, shared)
+        for req, kwargs, shared in case.runs
+    ]
     return Case(case.table, tuple(runs))
 
 
-@STAGE.check(number=7, points=2, examples=4, expect=attempt_limits, compare=compare_state,
-             always=(Case(stock("good", None).table, tuple((req, {}, False) for req in _ODD_REQUESTS)),),
-             spec=(SPEC["state"],))
+@STAGE.check(
+    number=7,
+    points=2,
+    examples=4,
+    expect=attempt_limits,
+    compare=compare_state,
+    always=(Case(stock("good", None).table, tuple((req, {}, False) for req in _ODD_REQUESTS)),),
+    spec=(SPEC["state"],),
+)
 def keeps_the_state():
     """run returns the state (tool, args, result, reasons, path, attempts, status, answer); odd requests too
 
@@ -565,29 +716,45 @@ def keeps_the_state():
 
 # ── 6.8 · the FIXES table, probed without run ────────────────────────────────
 
-FIX_ARGS = {"sku": {"type": "str"}, "region": {"type": "str", "allowed": ["busan", "seoul"]},
-            "limit": {"type": "int", "min": 1, "max": 2}, "budget": {"type": "float", "min": 0.5, "max": 5.5},
-            "cap": {"type": "float", "max": 5.5}, "floor": {"type": "int", "min": 0}, "where": WHERE}
-FIX_TABLE = {"stock": entry(args=FIX_ARGS, returns=RETURNS, upgrade="stock_v2"),
-             "stock_v2": entry(args=FIX_ARGS, returns=RETURNS), "lone": entry(args=FIX_ARGS, returns=RETURNS)}
+FIX_ARGS: dict[str, dict[str, Any]] = {
+    "sku": {"type": "str"},
+    "region": {"type": "str", "allowed": ["busan", "seoul"]},
+    "limit": {"type": "int", "min": 1, "max": 2},
+    "budget": {"type": "float", "min": 0.5, "max": 5.5},
+    "cap": {"type": "float", "max": 5.5},
+    "floor": {"type": "int", "min": 0},
+    "where": WHERE,
+}
+FIX_TABLE = {
+    "stock": entry(args=FIX_ARGS, returns=RETURNS, upgrade="stock_v2"),
+    "stock_v2": entry(args=FIX_ARGS, returns=RETURNS),
+    "lone": entry(args=FIX_ARGS, returns=RETURNS),
+}
 BASE = {"sku": "A-100", "region": "seoul", "limit": 1}
 
 
 @dataclass(frozen=True)
 class Fixes:
-    calls: tuple   # (FIXES key, tool, args, reason)
+    calls: tuple  # (FIXES key, tool, args, reason)
 
 
 def fix_state(tool: str, args, reason: str) -> dict:
     """The state a fix is handed after one failed call, as the graph's fix node hands it."""
-    return {"request": {"tool": tool, "args": args}, "tool": tool, "args": args,
-            "result": {"ok": False, "value": None, "error": reason}, "reasons": [reason],
-            "path": ["pick", "call"], "attempts": 1}
+    return {
+        "request": {"tool": tool, "args": args},
+        "tool": tool,
+        "args": args,
+        "result": {"ok": False, "value": None, "error": reason},
+        "reasons": [reason],
+        "path": ["pick", "call"],
+        "attempts": 1,
+    }
 
 
 def probe_fixes(case: Fixes) -> dict:
-    return request(6, FIX_TABLE, [call(["FIXES", key], fix_state(tool, args, reason))
-                                  for key, tool, args, reason in case.calls])
+    return request(
+        6, FIX_TABLE, [call(["FIXES", key], fix_state(tool, args, reason)) for key, tool, args, reason in case.calls]
+    )
 
 
 def expect_fixes(case: Fixes) -> list:
@@ -601,28 +768,41 @@ def expect_fixes(case: Fixes) -> list:
 
 
 def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | None:
-    for (key, tool, args, reason), want, result in zip(case.calls, expected, observation["results"]):
+    for (key, tool, args, reason), want, result in zip(case.calls, expected, observation["results"], strict=False):
         got = result.get("value")
         helped = "raised" not in result and type(got) is dict and got and got.get("tool", tool) is not None
         after = [got.get("tool", tool), got.get("args", args)] if helped else None
         if (want is None and helped) or (want is not None and not (helped and values.same(after, want))):
-            shown = "cannot help: None" if want is None else \
-                " and ".join(f"{part} {py(value, 10 ** 4)}" for part, value in zip(("tool", "args"), want)
-                             if part == "args" or value != tool) or "no change"
-            return Mismatch(f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10 ** 4)}, "
-                            f"state['result']['error'] = {reason!r}",
-                            f"a change to {shown}" if want is not None else shown,
-                            got_text(result), fix_hint(key, args, reason, result), show_fix_tool(tool))
+            shown = (
+                "cannot help: None"
+                if want is None
+                else " and ".join(
+                    f"{part} {py(value, 10**4)}"
+                    for part, value in zip(("tool", "args"), want, strict=True)
+                    if part == "args" or value != tool
+                )
+                or "no change"
+            )
+            return Mismatch(
+                f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
+                f"state['result']['error'] = {reason!r}",
+                f"a change to {shown}" if want is not None else shown,
+                got_text(result),
+                fix_hint(key, args, reason, result),
+                show_fix_tool(tool),
+            )
     return None
 
 
 def fix_hint(key: str, args, reason: str, result: dict) -> str:
     field = reason.split(":", 2)[-1]
     if "raised" in result and field in FIX_ARGS and "KeyError" in result["raised"]:
-        return "A spec may have only max, or only min: read spec[\"min\"] only when \"min\" in spec."
+        return 'A spec may have only max, or only min: read spec["min"] only when "min" in spec.'
     if key == "args:range" and type(args) is dict and type(args.get(field)) is float and args[field] != args[field]:
-        return ("NaN is neither below min nor above max (every comparison with NaN is False): test "
-                "not value >= spec[\"min\"] first, so NaN lands on min, or on max when there is no min.")
+        return (
+            "NaN is neither below min nor above max (every comparison with NaN is False): test "
+            'not value >= spec["min"] first, so NaN lands on min, or on max when there is no min.'
+        )
     if "." in field:
         return "A dotted field (where.min_qty) is no arg of the contract: the fix cannot help (None, or it raises)."
     return ""
@@ -632,22 +812,24 @@ def show_fix_tool(tool: str) -> str:
     return show_table({tool: FIX_TABLE[tool]}, ("args", "upgrade"))
 
 
-FIX_CASES = Fixes((
-    ("args:allowed:region", "stock", {**BASE, "region": "mars"}, "args:allowed:region"),
-    ("args:range", "stock", {**BASE, "limit": 5}, "args:range:limit"),
-    ("args:range", "stock", {**BASE, "limit": 0}, "args:range:limit"),
-    ("args:range", "stock", {**BASE, "budget": 0.1}, "args:range:budget"),
-    ("args:range", "stock", {**BASE, "budget": draw.NAN}, "args:range:budget"),
-    ("args:range", "stock", {**BASE, "cap": 9.5}, "args:range:cap"),
-    ("args:range", "stock", {**BASE, "cap": draw.NAN}, "args:range:cap"),
-    ("args:range", "stock", {**BASE, "floor": -3}, "args:range:floor"),
-    ("args:range", "stock", {**BASE, "where": {"min_qty": -1}}, "args:range:where.min_qty"),
-    ("args:unknown", "stock", {"sku": "A-100", "regoin": "busan", "limit": 1}, "args:unknown:regoin"),
-    ("args:unknown", "stock", {**BASE, "zz": 1}, "args:unknown:zz"),
-    ("args:unknown", "stock", {**BASE, "where": {"min_qty": 1, "max_qty": 5}}, "args:unknown:where.max_qty"),
-    ("result:too_big", "stock", BASE, "result:too_big:rows"),
-    ("result:too_big", "lone", BASE, "result:too_big:rows"),
-))
+FIX_CASES = Fixes(
+    (
+        ("args:allowed:region", "stock", {**BASE, "region": "mars"}, "args:allowed:region"),
+        ("args:range", "stock", {**BASE, "limit": 5}, "args:range:limit"),
+        ("args:range", "stock", {**BASE, "limit": 0}, "args:range:limit"),
+        ("args:range", "stock", {**BASE, "budget": 0.1}, "args:range:budget"),
+        ("args:range", "stock", {**BASE, "budget": draw.NAN}, "args:range:budget"),
+        ("args:range", "stock", {**BASE, "cap": 9.5}, "args:range:cap"),
+        ("args:range", "stock", {**BASE, "cap": draw.NAN}, "args:range:cap"),
+        ("args:range", "stock", {**BASE, "floor": -3}, "args:range:floor"),
+        ("args:range", "stock", {**BASE, "where": {"min_qty": -1}}, "args:range:where.min_qty"),
+        ("args:unknown", "stock", {"sku": "A-100", "regoin": "busan", "limit": 1}, "args:unknown:regoin"),
+        ("args:unknown", "stock", {**BASE, "zz": 1}, "args:unknown:zz"),
+        ("args:unknown", "stock", {**BASE, "where": {"min_qty": 1, "max_qty": 5}}, "args:unknown:where.max_qty"),
+        ("result:too_big", "stock", BASE, "result:too_big:rows"),
+        ("result:too_big", "lone", BASE, "result:too_big:rows"),
+    )
+)
 
 
 @st.composite
@@ -656,15 +838,33 @@ def some_fixes(d) -> Fixes:
     for _ in range(d(st.integers(1, 3))):
         arg = draw.pick(d, ("limit", "budget", "cap", "floor"))
         spec = FIX_ARGS[arg]
-        value = spec.get("max", 0) + d(st.integers(1, 50)) if "max" in spec and d(draw.BOOL) or "min" not in spec \
+        value = (
+            spec.get("max", 0) + d(st.integers(1, 50))
+            if ("max" in spec and d(draw.BOOL)) or "min" not in spec
             else spec["min"] - d(st.integers(1, 50))
-        calls.append(("args:range", "stock", {**BASE, arg: float(value) if spec["type"] == "float" else value},
-                      f"args:range:{arg}"))
+        )
+        calls.append(
+            (
+                "args:range",
+                "stock",
+                {**BASE, arg: float(value) if spec["type"] == "float" else value},
+                f"args:range:{arg}",
+            )
+        )
     return Fixes(tuple(calls))
 
 
-@STAGE.check(number=8, points=2, examples=3, probe=probe_fixes, expect=expect_fixes, compare=compare_fixes,
-             show=lambda case: "", always=(FIX_CASES,), spec=(SPEC["fix table"], SPEC["clamp"]))
+@STAGE.check(
+    number=8,
+    points=2,
+    examples=3,
+    probe=probe_fixes,
+    expect=expect_fixes,
+    compare=compare_fixes,
+    show=lambda case: "",
+    always=(FIX_CASES,),
+    spec=(SPEC["fix table"], SPEC["clamp"]),
+)
 def fixes_table():
     """each fix in FIXES, called alone with a state, gives the change the spec says (run not needed)
 
@@ -680,15 +880,24 @@ PICKER = {"$spy": "picker"}
 
 
 def picked(*steps_and_requests) -> Case:
-    table = {"stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["good"]),
-             "picker": entry(body=[step for step, _ in steps_and_requests])}
+    table = {
+        "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["good"]),
+        "picker": entry(body=[step for step, _ in steps_and_requests]),
+    }
     return Case(table, tuple((req, {"picker": PICKER}, False) for _, req in steps_and_requests))
 
 
-PICKS = (picked(({"return": GOOD_PICK}, {"tool": "nope"}), ({"return": GOOD_PICK}, None),
-                ({"return": {"$tuple": [5, []]}}, ASK), ({"return": {"$tuple": ["stock", "sku=A-100"]}}, ASK),
-                ({"return": ["stock", {"sku": "A-100", "region": "seoul", "limit": 2}]}, {"tool": "stock"}),
-                ({"raise": "ValueError"}, ASK), ({"raise": "PickerDown"}, ASK)),)
+PICKS = (
+    picked(
+        ({"return": GOOD_PICK}, {"tool": "nope"}),
+        ({"return": GOOD_PICK}, None),
+        ({"return": {"$tuple": [5, []]}}, ASK),
+        ({"return": {"$tuple": ["stock", "sku=A-100"]}}, ASK),
+        ({"return": ["stock", {"sku": "A-100", "region": "seoul", "limit": 2}]}, {"tool": "stock"}),
+        ({"raise": "ValueError"}, ASK),
+        ({"raise": "PickerDown"}, ASK),
+    ),
+)
 
 
 @STAGE.check(number=9, points=2, examples=1, always=PICKS, spec=(SPEC["picker"], SPEC["picker raises"]))
