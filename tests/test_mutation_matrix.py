@@ -15,8 +15,11 @@ from tests.mutation import verdicts
 pytestmark = pytest.mark.grader
 
 SEEDS = (0, 7, 91)
-MATRIX = [mutant for path in sorted((Path(__file__).parent / "mutants").glob("stage*.py"))
-          for mutant in importlib.import_module(f"tests.mutants.{path.stem}").MUTANTS]
+MATRIX = [
+    mutant
+    for path in sorted((Path(__file__).parent / "mutants").glob("stage*.py"))
+    for mutant in importlib.import_module(f"tests.mutants.{path.stem}").MUTANTS
+]
 
 
 def test_every_stage_has_mutants():
@@ -30,7 +33,7 @@ def test_a_mutant_fails_its_own_checks_and_no_other(mutant, tmp_path):
     path.write_text(mutant.source())
     stage = int(next(iter(mutant.fails)).split(".")[0])
     assert all(label.startswith(f"{stage}.") for label in mutant.fails), "one mutant, one stage"
-    for seed in SEEDS:   # the first seed grades every stage: the mutant costs nothing elsewhere
+    for seed in SEEDS:  # the first seed grades every stage: the mutant costs nothing elsewhere
         stages = None if seed == SEEDS[0] else (stage,)
         failed = {label for label, passed in verdicts(path, seed, stages).items() if not passed}
         assert failed == set(mutant.fails), f"seed {seed}"

@@ -30,21 +30,33 @@ def mutant_source(source: str, mutant: mutation.Mutant) -> str:
 
 
 def test_solution_ranges_are_the_lines_strictly_inside_the_solution_markers():
-    text = "\n".join(["x = 1", "# BEGIN SOLUTION", "y = 2", "z = 3", "# END SOLUTION",
-                      "# BEGIN PROMPT", "# y = ...", "# END PROMPT",
-                      "def f():", "    # BEGIN SOLUTION", "    return 4", "    # END SOLUTION"])
+    text = "\n".join(
+        [
+            "x = 1",
+            "# BEGIN SOLUTION",
+            "y = 2",
+            "z = 3",
+            "# END SOLUTION",
+            "# BEGIN PROMPT",
+            "# y = ...",
+            "# END PROMPT",
+            "def f():",
+            "    # BEGIN SOLUTION",
+            "    return 4",
+            "    # END SOLUTION",
+        ]
+    )
     assert mutation.solution_ranges(text) == [(3, 4), (11, 11)]
 
 
 def test_unbalanced_markers_are_refused_with_the_line():
-    with pytest.raises(mutation.MutationError, match="tools.py:1"):
+    with pytest.raises(mutation.MutationError, match=r"tools\.py:1"):
         mutation.solution_ranges("# BEGIN SOLUTION\nx = 1\n")
 
 
 def test_every_mutant_is_inside_a_solution_block_and_every_block_with_operands_is_mutated(source, mutants):
     ranges = mutation.solution_ranges(source)
-    outside = [m.describe() for m in mutants
-               if not any(first <= m.start and m.end <= last for first, last in ranges)]
+    outside = [m.describe() for m in mutants if not any(first <= m.start and m.end <= last for first, last in ranges)]
     assert mutants and outside == []
     # the lab-provided code around the blocks (check_table and its helpers, failure, pick_by_rules) is never mutated
     provided = {"check_table", "_check_spec", "_check_keys", "_is_type", "failure", "pick_by_rules", "field_of"}
@@ -70,8 +82,13 @@ def test_every_listed_equivalent_is_a_mutant_cosmic_ray_makes_today(mutants):
 
 
 def test_an_exclusive_min_in_in_range_is_killed_by_stage_2(tmp_path, source, mutants):
-    (flip,) = [m for m in mutants if m.function == "in_range"
-               and m.operator == "core/ReplaceComparisonOperator_GtE_Gt" and 'spec["min"]' in m.line]
+    (flip,) = [
+        m
+        for m in mutants
+        if m.function == "in_range"
+        and m.operator == "core/ReplaceComparisonOperator_GtE_Gt"
+        and 'spec["min"]' in m.line
+    ]
     reference = tmp_path / "reference.py"
     reference.write_text(source, encoding="utf-8")
     mutated = tmp_path / "tools.py"
@@ -91,9 +108,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert mutation.main(["run", "--jobs", "0"]) == 2
     assert mutation.main(["run", "--timeout", "-1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"mutation: error: no such file: {tmp_path / 'nope.py'}",
-                   "mutation: error: --jobs and --sample must be at least 1",
-                   "mutation: error: --timeout must be positive"]
+    assert err == [
+        f"mutation: error: no such file: {tmp_path / 'nope.py'}",
+        "mutation: error: --jobs and --sample must be at least 1",
+        "mutation: error: --timeout must be positive",
+    ]
 
 
 def test_a_recorded_run_reports_its_numbers_and_its_equivalents(tmp_path, source, mutants, capsys):
@@ -101,11 +120,14 @@ def test_a_recorded_run_reports_its_numbers_and_its_equivalents(tmp_path, source
     equivalent = next(m for m in mutants if m.identity in listed)
     blind = next(m for m in mutants if m.identity not in listed)
     killed = next(m for m in mutants if m not in (equivalent, blind))
-    outcomes = [mutation.Outcome(killed, "killed", "2.1"), mutation.Outcome(equivalent, "survived", ""),
-                mutation.Outcome(blind, "survived", "")]
+    outcomes = [
+        mutation.Outcome(killed, "killed", "2.1"),
+        mutation.Outcome(equivalent, "survived", ""),
+        mutation.Outcome(blind, "survived", ""),
+    ]
     recorded = tmp_path / "run.json"
     mutation.save_run(recorded, outcomes, seed=0, seconds=1, source=source)
-    assert mutation.main(["report", str(recorded)]) == 1          # a survivor not listed: a blind spot
+    assert mutation.main(["report", str(recorded)]) == 1  # a survivor not listed: a blind spot
     out = capsys.readouterr().out
     assert "mutants: 3  killed: 1 (timeout 0)  survived: 2  equivalent: 1  errors: 0" in out
     assert "mutation score: 50.0% (killed 1 / non-equivalent 2)" in out

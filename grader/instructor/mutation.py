@@ -18,8 +18,8 @@ blocks is not mutated, and no pragma is written into agtool/tools.py.
 
 `run` never touches agtool/tools.py: it copies agtool/ and grader/ once into a fresh
 temporary directory (so one grader judges the whole run, however the tree is edited
-meanwhile), and mutates copies of that tools.py there, one per worker (`--jobs`, default: the machine's cores). Each worker
-is one `cosmic-ray exec` over its share of the mutants (its own session database, the
+meanwhile), and mutates copies of that tools.py there, one per worker (`--jobs`, default: the
+machine's cores). Each worker is one `cosmic-ray exec` over its share of the mutants (its own session database, the
 others' mutants marked skipped, as cosmic-ray's filters do). A stopped run (Ctrl-C,
 SIGTERM) ends its workers and removes the directory; a worker or a kill-check whose
 parent dies is killed by the kernel (PR_SET_PDEATHSIG), so nothing is left running.
@@ -41,6 +41,7 @@ text of its line and the text the mutant puts there (never a line number alone).
 
 import argparse
 import builtins
+import contextlib
 import ctypes
 import difflib
 import hashlib
@@ -62,10 +63,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
 EQUIVALENTS = Path(__file__).resolve().with_name("equivalent_mutants.toml")
-RECORDED = Path(__file__).resolve().with_name("mutation_run.json")      # the last full run, checked in
+RECORDED = Path(__file__).resolve().with_name("mutation_run.json")  # the last full run, checked in
 BIN = Path(sys.executable).parent
 SEED = 0
-TIMEOUT = 180.0            # seconds for one kill-check (the reference grades in about 5)
+TIMEOUT = 180.0  # seconds for one kill-check (the reference grades in about 5)
 MARK = "mutation-kill-check:"
 _STAGE_HEADER = re.compile(r"^# ── Stage (\d+) ·")
 
@@ -76,9 +77,11 @@ class MutationError(Exception):
 
 # ── Which lines are solution ─────────────────────────────────────────────────
 
+
 def solution_ranges(source: str, filename: str = "tools.py") -> list[tuple[int, int]]:
     """(first, last) 1-based inclusive of the lines strictly inside each SOLUTION block."""
     from grader.instructor.release import ReleaseError, _blocks
+
     try:
         blocks = _blocks(source.splitlines(), filename)
     except ReleaseError as error:
@@ -100,17 +103,18 @@ def stage_of(lines: list[str], number: int) -> int | None:
 
 # ── Mutants and their identity ───────────────────────────────────────────────
 
+
 @dataclass(frozen=True)
 class Mutant:
     job_id: str
     operator: str
     occurrence: int
-    function: str          # the def the mutated node is in ("" at module level)
-    start: int             # 1-based line of the mutated node (for the reader; not identity)
+    function: str  # the def the mutated node is in ("" at module level)
+    start: int  # 1-based line of the mutated node (for the reader; not identity)
     end: int
-    line: str              # the original text of the mutated line(s), stripped
-    mutated: str           # what the mutant puts there, stripped
-    nth: int = 0           # among mutants with the same identity otherwise, in file order
+    line: str  # the original text of the mutated line(s), stripped
+    mutated: str  # what the mutant puts there, stripped
+    nth: int = 0  # among mutants with the same identity otherwise, in file order
 
     @property
     def identity(self) -> tuple:
@@ -150,12 +154,12 @@ def describe_mutants(source: str, work_items) -> list[Mutant]:
         (spec,) = item.mutations
         operator = cosmic_ray.plugins.get_operator(spec.operator_name)(**(spec.operator_args or {}))
         first, last = next(((a, b) for a, b in tops if a <= spec.start_pos[0] <= b), (1, len(original)))
-        piece = "\n" * (first - 1) + "\n".join(original[first - 1:last]) + "\n"
+        piece = "\n" * (first - 1) + "\n".join(original[first - 1 : last]) + "\n"
         positions = [pos for node in ast_nodes(get_ast(piece)) for pos in operator.mutation_positions(node)]
         wanted = (tuple(spec.start_pos), tuple(spec.end_pos))
         local = [k for k, (start, end) in enumerate(positions) if (tuple(start), tuple(end)) == wanted]
         code = mutate_code(piece, operator, local[0]) if len(local) == 1 else None
-        if code is None:   # not found alone: the whole module, as cosmic-ray does it
+        if code is None:  # not found alone: the whole module, as cosmic-ray does it
             code = mutate_code(source, operator, spec.occurrence)
             piece = source
         if code is None:
@@ -163,8 +167,18 @@ def describe_mutants(source: str, work_items) -> list[Mutant]:
         before = piece.splitlines()
         after = code.splitlines()
         line, mutated = _changed_text(before, after, spec.start_pos[0], spec.end_pos[0])
-        found.append(Mutant(item.job_id, spec.operator_name, spec.occurrence, spec.definition_name or "",
-                            spec.start_pos[0], spec.end_pos[0], line, mutated))
+        found.append(
+            Mutant(
+                item.job_id,
+                spec.operator_name,
+                spec.occurrence,
+                spec.definition_name or "",
+                spec.start_pos[0],
+                spec.end_pos[0],
+                line,
+                mutated,
+            )
+        )
     found.sort(key=lambda m: (m.start, m.operator, m.occurrence))
     seen: dict[tuple, int] = {}
     numbered = []
@@ -176,6 +190,7 @@ def describe_mutants(source: str, work_items) -> list[Mutant]:
 
 
 # ── The equivalents file ─────────────────────────────────────────────────────
+
 
 @dataclass(frozen=True)
 class Equivalent:
@@ -200,47 +215,59 @@ def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
         raise MutationError(f"{path}: not valid TOML: {error}") from None
     entries = []
     for number, entry in enumerate(data.get("equivalent", []), 1):
-        missing = [key for key in ("operator", "function", "line", "mutated", "why")
-                   if not isinstance(entry.get(key), str)]
+        missing = [
+            key for key in ("operator", "function", "line", "mutated", "why") if not isinstance(entry.get(key), str)
+        ]
         if missing:
             raise MutationError(f"{path}: [[equivalent]] #{number} has no str {missing[0]!r}")
         if not entry["why"].strip():
             raise MutationError(f"{path}: [[equivalent]] #{number} must say why it is equivalent")
-        entries.append(Equivalent(entry["operator"], entry["function"], entry["line"], entry["mutated"],
-                                  entry["why"], int(entry.get("nth", 0))))
+        entries.append(
+            Equivalent(
+                entry["operator"],
+                entry["function"],
+                entry["line"],
+                entry["mutated"],
+                entry["why"],
+                int(entry.get("nth", 0)),
+            )
+        )
     return entries
 
 
 def toml_entry(mutant: Mutant, why: str = "TODO: why no input the spec allows tells it apart") -> str:
     """An [[equivalent]] entry for `mutant`, ready to paste into the equivalents file."""
-    text = ["[[equivalent]]"] + [f"{key} = {json.dumps(getattr(mutant, key), ensure_ascii=False)}"
-                                 for key in ("operator", "function", "line", "mutated")]
+    keys = ("operator", "function", "line", "mutated")
+    text = ["[[equivalent]]", *(f"{key} = {json.dumps(getattr(mutant, key), ensure_ascii=False)}" for key in keys)]
     if mutant.nth:
         text.append(f"nth = {mutant.nth}")
-    return "\n".join(text + [f"why = {json.dumps(why, ensure_ascii=False)}"])
+    return "\n".join([*text, f"why = {json.dumps(why, ensure_ascii=False)}"])
 
 
 # ── cosmic-ray: a session of the solution's mutants ──────────────────────────
 
+
 def _config(test_command: str, ranges: list[tuple[int, int]], timeout: float, exclude: list[str]) -> str:
     lines = ", ".join(json.dumps(f"{first}-{last}") for first, last in ranges)
-    return "\n".join([
-        "[cosmic-ray]",
-        'module-path = "tools.py"',
-        f"timeout = {float(timeout)}",
-        "excluded-modules = []",
-        f"test-command = {json.dumps(test_command)}",
-        "",
-        "[cosmic-ray.distributor]",
-        'name = "local"',
-        "",
-        "[cosmic-ray.filters.line-filter]",
-        f'lines = {{"tools.py" = [{lines}]}}',
-        "",
-        "[cosmic-ray.filters.operators-filter]",
-        f"exclude-operators = {json.dumps(exclude)}",
-        "",
-    ])
+    return "\n".join(
+        [
+            "[cosmic-ray]",
+            'module-path = "tools.py"',
+            f"timeout = {float(timeout)}",
+            "excluded-modules = []",
+            f"test-command = {json.dumps(test_command)}",
+            "",
+            "[cosmic-ray.distributor]",
+            'name = "local"',
+            "",
+            "[cosmic-ray.filters.line-filter]",
+            f'lines = {{"tools.py" = [{lines}]}}',
+            "",
+            "[cosmic-ray.filters.operators-filter]",
+            f"exclude-operators = {json.dumps(exclude)}",
+            "",
+        ]
+    )
 
 
 def _tool(name: str, *args: str, cwd: Path) -> None:
@@ -253,13 +280,15 @@ def _tool(name: str, *args: str, cwd: Path) -> None:
         raise MutationError(f"{name} {' '.join(args)} failed (exit {done.returncode}): {tail[0]}")
 
 
-def new_session(workdir: Path, source: str, test_command: str = "true", timeout: float = TIMEOUT,
-                exclude: list[str] | None = None) -> Path:
+def new_session(
+    workdir: Path, source: str, test_command: str = "true", timeout: float = TIMEOUT, exclude: list[str] | None = None
+) -> Path:
     """Write tools.py and cr.toml into workdir; `cosmic-ray init`, then cosmic-ray's line (and operator)
     filters. Returns the session database; its pending work items are the solution's mutants."""
     (workdir / "tools.py").write_text(source, encoding="utf-8")
-    (workdir / "cr.toml").write_text(_config(test_command, solution_ranges(source), timeout, exclude or []),
-                                     encoding="utf-8")
+    (workdir / "cr.toml").write_text(
+        _config(test_command, solution_ranges(source), timeout, exclude or []), encoding="utf-8"
+    )
     _tool("cosmic-ray", "init", "cr.toml", "session.sqlite", cwd=workdir)
     _tool("cr-filter-lines", "session.sqlite", "--config", "cr.toml", cwd=workdir)
     if exclude:
@@ -269,6 +298,7 @@ def new_session(workdir: Path, source: str, test_command: str = "true", timeout:
 
 def pending(session: Path) -> list:
     from cosmic_ray.work_db import WorkDB, use_db
+
     with use_db(str(session), WorkDB.Mode.open) as db:
         return list(db.pending_work_items)
 
@@ -276,6 +306,7 @@ def pending(session: Path) -> list:
 def _skip(session: Path, job_ids: list[str], why: str) -> None:
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
     if job_ids:
         with use_db(str(session), WorkDB.Mode.open) as db:
             db.set_multiple_results(job_ids, WorkResult(output=why, worker_outcome=WorkerOutcome.SKIPPED))
@@ -290,6 +321,7 @@ def solution_mutants(source: str, exclude: list[str] | None = None) -> list[Muta
 
 # ── The kill check: the grader as the test suite ─────────────────────────────
 
+
 def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> list[str]:
     """The labels of the checks that fail on the module at `path` (empty: it survives).
 
@@ -298,13 +330,14 @@ def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> lis
     the verdict is the same as a full grade's (each stage is graded in its own session,
     each check seeded on its own), only sooner."""
     from cosmic_ray.exceptions import CosmicRayTestingException
+
     from grader.kit.checks import STAGES
     from grader.kit.grading import grade
     from grader.kit.session import LocalSession
 
     # cosmic-ray's ExceptionReplacer writes `except CosmicRayTestingException:`, a handler
     # that catches nothing the module raises; the name must exist for that to mean it.
-    builtins.CosmicRayTestingException = CosmicRayTestingException
+    builtins.CosmicRayTestingException = CosmicRayTestingException  # type: ignore[attr-defined]  # a new builtin
     source = Path(path).read_text(encoding="utf-8")
     everything = tuple(STAGES)
     first: tuple = everything
@@ -319,8 +352,7 @@ def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> lis
             first = tuple(stage for stage in everything if stage in stages)
     for group in (first, tuple(stage for stage in everything if stage not in first)):
         if group:
-            failed = [r.check.label for r in grade(path, LocalSession, seed=seed, stages=group).results
-                      if not r.passed]
+            failed = [r.check.label for r in grade(path, LocalSession, seed=seed, stages=group).results if not r.passed]
             if failed:
                 return failed
     return []
@@ -328,10 +360,8 @@ def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> lis
 
 def _die_with_parent() -> None:
     """In a child: the kernel kills it when its parent dies (Linux), so a stopped run leaves nothing behind."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: no prctl, nothing to arm
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _main_kill_check(args) -> int:
@@ -339,8 +369,9 @@ def _main_kill_check(args) -> int:
     # jsonschema builds the grammar of its optional "iri" format (rfc3987_syntax) at import:
     # seconds per mutant. The grader never checks formats (its meta-schema validators have no
     # format checker), so leaving it out changes no verdict; jsonschema then skips that format.
-    sys.modules.setdefault("rfc3987_syntax", None)
-    if os.getppid() == 1:          # the parent is already gone
+    # (None in sys.modules is how Python spells "this import fails"; typeshed's dict knows only modules.)
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+    if os.getppid() == 1:  # the parent is already gone
         return 3
     for given in filter(None, (args.path, args.reference)):
         if not Path(given).is_file():
@@ -360,15 +391,17 @@ def _main_kill_check(args) -> int:
 
 # ── The run ──────────────────────────────────────────────────────────────────
 
+
 @dataclass
 class Outcome:
     mutant: Mutant
-    status: str            # killed, timeout, survived, error
-    detail: str            # the failing labels, or what broke
+    status: str  # killed, timeout, survived, error
+    detail: str  # the failing labels, or what broke
 
 
 def _classify(result) -> tuple[str, str]:
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+
     output = result.output or ""
     marked = [line for line in output.splitlines() if line.startswith(MARK)]
     if result.worker_outcome != WorkerOutcome.NORMAL:
@@ -387,15 +420,23 @@ def _progress(sessions: list[Path]) -> int:
     for session in sessions:
         try:
             with sqlite3.connect(f"file:{session}?mode=ro", uri=True, timeout=1) as db:
-                done += db.execute("select count(*) from work_results where lower(worker_outcome) != 'skipped'"
-                                   ).fetchone()[0]
+                done += db.execute(
+                    "select count(*) from work_results where lower(worker_outcome) != 'skipped'"
+                ).fetchone()[0]
         except sqlite3.Error:
             pass
     return done
 
 
-def run(seed: int = SEED, jobs: int | None = None, timeout: float = TIMEOUT, sample: int | None = None,
-        exclude: list[str] | None = None, keep: Path | None = None, log=print) -> tuple[list[Outcome], str]:
+def run(
+    seed: int = SEED,
+    jobs: int | None = None,
+    timeout: float = TIMEOUT,
+    sample: int | None = None,
+    exclude: list[str] | None = None,
+    keep: Path | None = None,
+    log=print,
+) -> tuple[list[Outcome], str]:
     """Every solution mutant, graded, and the tools.py they were made from (the snapshot's);
     the real agtool/tools.py is copied once and never written."""
     from cosmic_ray.work_db import WorkDB, use_db
@@ -413,18 +454,23 @@ def run(seed: int = SEED, jobs: int | None = None, timeout: float = TIMEOUT, sam
         # are edited while a run takes its minutes); every kill-check imports this copy.
         snapshot = tmp / "src"
         for package in ("agtool", "grader"):
-            shutil.copytree(ROOT / package, snapshot / package,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"))
+            shutil.copytree(
+                ROOT / package,
+                snapshot / package,
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"),
+            )
         source = (snapshot / "agtool" / "tools.py").read_text(encoding="utf-8")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(snapshot),
-                                                                           os.environ.get("PYTHONPATH")]))}
-        command = (f"{sys.executable} -m grader.instructor.mutation kill-check tools.py "
-                   f"--seed {seed} --reference reference.py")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(snapshot), os.environ.get("PYTHONPATH")]))}
+        command = (
+            f"{sys.executable} -m grader.instructor.mutation kill-check tools.py --seed {seed} --reference reference.py"
+        )
         first = tmp / "w0"
         first.mkdir()
         session = new_session(first, source, command, timeout, exclude)
-        items = sorted(pending(session), key=lambda i: (i.mutations[0].start_pos, i.mutations[0].operator_name,
-                                                        i.mutations[0].occurrence))
+        items = sorted(
+            pending(session),
+            key=lambda i: (i.mutations[0].start_pos, i.mutations[0].operator_name, i.mutations[0].occurrence),
+        )
         if sample is not None and sample < len(items):
             chosen = set(i.job_id for i in random.Random(seed).sample(items, sample))
             _skip(session, [i.job_id for i in items if i.job_id not in chosen], "not sampled")
@@ -433,15 +479,24 @@ def run(seed: int = SEED, jobs: int | None = None, timeout: float = TIMEOUT, sam
 
         (first / "reference.py").write_text(source, encoding="utf-8")
         started = time.perf_counter()
-        baseline = subprocess.run([sys.executable, "-m", "grader.instructor.mutation", "kill-check", "reference.py",
-                                   "--seed", str(seed)], cwd=first, env=env, capture_output=True, text=True,
-                                  timeout=None, preexec_fn=_die_with_parent)
+        baseline = subprocess.run(
+            [sys.executable, "-m", "grader.instructor.mutation", "kill-check", "reference.py", "--seed", str(seed)],
+            cwd=first,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=None,
+            preexec_fn=_die_with_parent,
+        )
         if baseline.returncode != 0:
             said = (baseline.stdout + baseline.stderr).strip().splitlines()[-1:] or ["no output"]
-            raise MutationError(f"the grader does not pass the unmutated reference at seed {seed} "
-                                f"({said[0]}): no mutant can be judged")
-        log(f"mutation: {len(items)} mutants of the solution lines; the reference grades 100 in "
-            f"{time.perf_counter() - started:.1f}s; {jobs} workers (cosmic-ray exec), seed {seed}")
+            raise MutationError(
+                f"the grader does not pass the unmutated reference at seed {seed} ({said[0]}): no mutant can be judged"
+            )
+        log(
+            f"mutation: {len(items)} mutants of the solution lines; the reference grades 100 in "
+            f"{time.perf_counter() - started:.1f}s; {jobs} workers (cosmic-ray exec), seed {seed}"
+        )
 
         sessions = [session]
         for number in range(1, jobs):
@@ -455,23 +510,29 @@ def run(seed: int = SEED, jobs: int | None = None, timeout: float = TIMEOUT, sam
 
         for db in sessions:
             with (db.parent / "exec.log").open("w") as out:
-                workers.append(subprocess.Popen([str(BIN / "cosmic-ray"), "exec", "cr.toml", "session.sqlite"],
-                                                cwd=db.parent, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                                preexec_fn=_die_with_parent))
+                workers.append(
+                    subprocess.Popen(
+                        [str(BIN / "cosmic-ray"), "exec", "cr.toml", "session.sqlite"],
+                        cwd=db.parent,
+                        env=env,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        preexec_fn=_die_with_parent,
+                    )
+                )
         last = time.perf_counter()
         while any(worker.poll() is None for worker in workers):
             time.sleep(1)
             if time.perf_counter() - last >= 30:
                 last = time.perf_counter()
-                log(f"mutation: {_progress(sessions)}/{len(items)} graded, "
-                    f"{last - started:.0f}s", file=sys.stderr)
-        broken = [db.parent.name for db, worker in zip(sessions, workers) if worker.returncode != 0]
+                log(f"mutation: {_progress(sessions)}/{len(items)} graded, {last - started:.0f}s", file=sys.stderr)
+        broken = [db.parent.name for db, worker in zip(sessions, workers, strict=True) if worker.returncode != 0]
         if broken:
-            tail = (sessions[0].parent / "exec.log").read_text(errors="replace").strip().splitlines()[-1:]
+            tail = (tmp / broken[0] / "exec.log").read_text(errors="replace").strip().splitlines()[-1:]
             raise MutationError(f"cosmic-ray exec failed in {', '.join(broken)}: {tail}")
 
         outcomes = []
-        for number, db in enumerate(sessions):
+        for db in sessions:
             with use_db(str(db), WorkDB.Mode.open) as work_db:
                 for item, result in work_db.completed_work_items:
                     if item.job_id in mutants and result.output not in ("another worker's", "not sampled"):
@@ -517,8 +578,10 @@ def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=None) -> 
     def say(text=""):
         print(text, file=out or sys.stdout)
 
-    say(f"mutants: {len(outcomes)}  killed: {len(killed)} (timeout {sum(o.status == 'timeout' for o in killed)})"
-        f"  survived: {len(survivors)}  equivalent: {len(equivalent)}  errors: {len(errors)}")
+    say(
+        f"mutants: {len(outcomes)}  killed: {len(killed)} (timeout {sum(o.status == 'timeout' for o in killed)})"
+        f"  survived: {len(survivors)}  equivalent: {len(equivalent)}  errors: {len(errors)}"
+    )
     say(f"mutation score: {score:.1%} (killed {len(killed)} / non-equivalent {judged})")
     say(f"\nequivalent survivors ({len(equivalent)}, {EQUIVALENTS.relative_to(ROOT)}):")
     for o in equivalent:
@@ -544,14 +607,19 @@ def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=None) -> 
 def solution_digest(source: str) -> str:
     """A digest of the solution lines only: a docstring edit elsewhere does not make a recorded run stale."""
     lines = source.splitlines()
-    text = "\n".join(line for first, last in solution_ranges(source) for line in lines[first - 1:last])
+    text = "\n".join(line for first, last in solution_ranges(source) for line in lines[first - 1 : last])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def save_run(path: Path, outcomes: list[Outcome], seed: int, seconds: float, source: str | None = None) -> None:
     source = source if source is not None else REFERENCE.read_text(encoding="utf-8")
-    data = {"tool": "cosmic-ray 8.7.0", "seed": seed, "seconds": round(seconds), "solution": solution_digest(source),
-            "outcomes": [{**o.mutant.__dict__, "status": o.status, "detail": o.detail} for o in outcomes]}
+    data = {
+        "tool": "cosmic-ray 8.7.0",
+        "seed": seed,
+        "seconds": round(seconds),
+        "solution": solution_digest(source),
+        "outcomes": [{**o.mutant.__dict__, "status": o.status, "detail": o.detail} for o in outcomes],
+    }
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
@@ -559,35 +627,50 @@ def load_run(path: Path) -> tuple[str, list[Outcome]]:
     """A recorded run: one line saying what it was and whether the solution changed since; its outcomes."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        outcomes = [Outcome(Mutant(**{k: row[k] for k in Mutant.__dataclass_fields__}), row["status"], row["detail"])
-                    for row in data["outcomes"]]
+        outcomes = [
+            Outcome(Mutant(**{k: row[k] for k in Mutant.__dataclass_fields__}), row["status"], row["detail"])
+            for row in data["outcomes"]
+        ]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise MutationError(f"{path}: not a recorded run ({type(error).__name__}: {error})") from None
     today = solution_digest(REFERENCE.read_text(encoding="utf-8"))
-    fresh = ("the solution lines are the same today" if data.get("solution") == today else
-             "STALE: the solution lines have changed since; run `run` again")
-    return (f"recorded run ({path.name}): {data.get('tool')}, seed {data.get('seed')}, "
-            f"{data.get('seconds')}s; {fresh}"), outcomes
+    fresh = (
+        "the solution lines are the same today"
+        if data.get("solution") == today
+        else "STALE: the solution lines have changed since; run `run` again"
+    )
+    return (
+        f"recorded run ({path.name}): {data.get('tool')}, seed {data.get('seed')}, {data.get('seconds')}s; {fresh}"
+    ), outcomes
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.instructor.mutation",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m grader.instructor.mutation", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     go = commands.add_parser("run", help="mutate the solution blocks and grade every mutant; print the score")
     go.add_argument("--seed", type=int, default=SEED)
     go.add_argument("--jobs", type=int, default=None, help="workers (default: the machine's cores)")
     go.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds for one mutant's grade")
     go.add_argument("--sample", type=int, default=None, help="grade K mutants drawn by the seed, not all")
-    go.add_argument("--exclude-operators", nargs="*", default=[], metavar="REGEX",
-                    help="cosmic-ray operators to leave out (cr-filter-operators)")
+    go.add_argument(
+        "--exclude-operators",
+        nargs="*",
+        default=[],
+        metavar="REGEX",
+        help="cosmic-ray operators to leave out (cr-filter-operators)",
+    )
     go.add_argument("--json", type=Path, default=None, help="also write every mutant's outcome here")
     go.add_argument("--keep", type=Path, default=None, help="keep the sessions and logs in this directory")
     show = commands.add_parser("list", help="print every solution mutant, as [[equivalent]] entries would name it")
     show.add_argument("--exclude-operators", nargs="*", default=[], metavar="REGEX")
     again = commands.add_parser("report", help="print a recorded run's numbers with today's equivalents file")
-    again.add_argument("file", nargs="?", type=Path, default=RECORDED,
-                       help=f"a run's --json (default: {RECORDED.relative_to(ROOT)}, the run checked in)")
+    again.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        default=RECORDED,
+        help=f"a run's --json (default: {RECORDED.relative_to(ROOT)}, the run checked in)",
+    )
     check = commands.add_parser("kill-check", help="grade one module; exit 1 when a check fails (killed)")
     check.add_argument("path")
     check.add_argument("--seed", type=int, default=SEED)
@@ -605,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "report":
             pass
-        elif args.jobs is not None and args.jobs < 1 or args.sample is not None and args.sample < 1:
+        elif (args.jobs is not None and args.jobs < 1) or (args.sample is not None and args.sample < 1):
             raise MutationError("--jobs and --sample must be at least 1")
         elif args.timeout <= 0:
             raise MutationError("--timeout must be positive")
@@ -615,8 +698,15 @@ def main(argv: list[str] | None = None) -> int:
             print(header)
             return report(outcomes, equivalents)
         begun = time.perf_counter()
-        outcomes, source = run(args.seed, args.jobs, args.timeout, args.sample, args.exclude_operators, args.keep,
-                       log=lambda *a, **k: print(*a, **{"file": sys.stderr, **k}))
+        outcomes, source = run(
+            args.seed,
+            args.jobs,
+            args.timeout,
+            args.sample,
+            args.exclude_operators,
+            args.keep,
+            log=lambda *a, **k: print(*a, **{"file": sys.stderr, **k}),
+        )
     except MutationError as error:
         print(f"mutation: error: {error}", file=sys.stderr)
         return 2

@@ -26,12 +26,14 @@ Import failures, NotImplementedError (a stage not started) and every other
 exception become outcomes, never a crash of the child.
 """
 
+import contextlib
+import importlib.util
 import inspect
 import itertools
 import os
 import sys
-import importlib.util
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from grader.kit import spies, values
 
@@ -43,8 +45,8 @@ _MISSING = object()
 # where the submission kept their parameters (a student may have rewritten them).
 SPEC_NAMES = {"check_args", "check_result", "call_tool", "memo_key", "call_memo"}
 
-Binder = Callable[[Any], dict]           # module -> {name: (stage, trusted function)}
-Body = Callable[[str], dict]             # tool -> {"return": spelled value} | {"raise": name}
+Binder = Callable[[Any], dict]  # module -> {name: (stage, trusted function)}
+Body = Callable[[str], dict]  # tool -> {"return": spelled value} | {"raise": name}
 
 
 def error_text(error: BaseException, limit: int = 300) -> str:
@@ -64,7 +66,7 @@ def load(path: str) -> tuple[Any, str | None]:
         if spec is None or spec.loader is None:
             return None, f"{os.path.basename(path)} is not a Python module"
         module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module   # dataclasses and typing look their module up here
+        sys.modules[name] = module  # dataclasses and typing look their module up here
         spec.loader.exec_module(module)
         return module, None
     except KeyboardInterrupt:
@@ -77,8 +79,11 @@ def load(path: str) -> tuple[Any, str | None]:
 def _line_in(error: BaseException, path: str) -> str:
     if isinstance(error, SyntaxError):
         return ""  # its message already names the line
-    lines = [frame.tb_lineno for frame in _frames(error.__traceback__)
-             if os.path.abspath(frame.tb_frame.f_code.co_filename) == os.path.abspath(path)]
+    lines = [
+        frame.tb_lineno
+        for frame in _frames(error.__traceback__)
+        if os.path.abspath(frame.tb_frame.f_code.co_filename) == os.path.abspath(path)
+    ]
     return f" (line {lines[-1]} of {os.path.basename(path)})" if lines else ""
 
 
@@ -107,8 +112,9 @@ class Child:
         self.trusted = bind(self.module)
         own = vars(self.module)
         self.originals = {name: own.get(name, _MISSING) for name in self.trusted}
-        self.replaceable = {name for name, (_, fn) in self.trusted.items()
-                            if name in SPEC_NAMES or fits(fn, self.originals[name])}
+        self.replaceable = {
+            name for name, (_, fn) in self.trusted.items() if name in SPEC_NAMES or fits(fn, self.originals[name])
+        }
 
     def close(self) -> None:
         if self.module is not None:
@@ -146,7 +152,7 @@ class Child:
         current = getattr(self.module, "TOOLS", None)
         if not isinstance(current, dict):
             current = {}
-        current.clear()        # in place: a function holding on to TOOLS sees it too
+        current.clear()  # in place: a function holding on to TOOLS sees it too
         current.update(tools)
         self.module.TOOLS = current
 
@@ -155,7 +161,7 @@ class Child:
             target = self.find(call["fn"])
         except (AttributeError, KeyError, TypeError) as error:
             if isinstance(call["fn"], list) and getattr(self.module, call["fn"][0], None) == {}:
-                return {"not_implemented": f"{call['fn'][0]} is still empty"}   # a table not yet filled in
+                return {"not_implemented": f"{call['fn'][0]} is still empty"}  # a table not yet filled in
             return {"raised": f"tools.py has no {call['fn']!r} ({error_text(error)})"}
         args = [_argument(arg, memos, self.body) for arg in call.get("args", [])]
         kwargs = {key: _argument(arg, memos, self.body) for key, arg in call.get("kwargs", {}).items()}
@@ -174,10 +180,8 @@ class Child:
         except Exception as error:  # a value whose __repr__ or keys fight back
             return {"raised": f"returned a value that cannot be read ({error_text(error)})"}
         if call.get("mutate"):
-            try:
+            with contextlib.suppress(Exception):  # a value that refuses to change cannot leak a change either
                 values.mutate(result)
-            except Exception:  # a value that refuses to change cannot leak a change either
-                pass
         return outcome
 
     def find(self, where: str | list) -> Any:
@@ -205,11 +209,13 @@ def interned(value: Any) -> Any:
 
 def _stub(name: str, body: Body) -> Callable:
     """A tool body that is the parent's: it runs there, counted there, and its value comes from there."""
+
     def run(*args, **kwargs):
         step = body(name)
         if "raise" in step:
             raise spies.spy_error(step["raise"])
-        return values.decode(step["return"])   # a fresh value each run: a caller may change it
+        return values.decode(step["return"])  # a fresh value each run: a caller may change it
+
     run.__name__ = run.__qualname__ = name
     return run
 

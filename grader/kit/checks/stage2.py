@@ -18,7 +18,9 @@ so a verdict never hangs on the seed; the random draws only add to them.
 """
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -33,7 +35,7 @@ class Case:
     table: dict
     tool: str
     calls: tuple[dict, ...]
-    literal: bool = False   # the child interns the table's strs, as in a table written in Python
+    literal: bool = False  # the child interns the table's strs, as in a table written in Python
 
 
 def probe(case: Case) -> dict:
@@ -49,10 +51,14 @@ def expect(case: Case) -> list[list[str]]:
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
     contract = values.decode(case.table[case.tool]["args"])
-    for args, reasons, result in zip(case.calls, expected, observation["results"]):
+    for args, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
         if not reason_ok(value_of(result), reasons):
-            return Mismatch(f"check_args({case.tool!r}, {py(args, 10_000)})", one_of(reasons), got_text(result),
-                            advise(contract, values.decode(args), reasons, result))
+            return Mismatch(
+                f"check_args({case.tool!r}, {py(args, 10_000)})",
+                one_of(reasons),
+                got_text(result),
+                advise(contract, values.decode(args), reasons, result),
+            )
     return None
 
 
@@ -68,35 +74,52 @@ STAGE = Stage(2, probe, show, expect, compare)
 # the student kit's public probes give the same hint. "" keeps the check's own.
 
 HINTS = {
-    "non-str name": 'An arg name need not be a str: {1: 2} has the name 1. Build the reason with an f-string, '
-                    'f"unknown:{arg}" (unknown:1), never "unknown:" + arg, which raises TypeError.',
-    "raised": "check_args answers with None or a reason, never an exception: check a value's type before you "
-              "compare it, take its len() or look inside it.",
-    "unknown": "Look at every name in args, not only the contract's: a name the contract does not have is "
-               "unknown:<name> (the model invents sku_id for sku).",
-    "missing": 'A required arg (required is True unless the spec says "required": False) that is absent is '
-               "missing:<arg>.",
+    "non-str name": (
+        "An arg name need not be a str: {1: 2} has the name 1. Build the reason with an f-string, "
+        'f"unknown:{arg}" (unknown:1), never "unknown:" + arg, which raises TypeError.'
+    ),
+    "raised": (
+        "check_args answers with None or a reason, never an exception: check a value's type before you "
+        "compare it, take its len() or look inside it."
+    ),
+    "unknown": (
+        "Look at every name in args, not only the contract's: a name the contract does not have is "
+        "unknown:<name> (the model invents sku_id for sku)."
+    ),
+    "missing": (
+        'A required arg (required is True unless the spec says "required": False) that is absent is missing:<arg>.'
+    ),
     "optional": 'An absent optional arg ("required": False) is fine: only a required arg is ever missing.',
-    "falsy": "A present arg is never missing, even when its value is None, 0, False or an empty str: test "
-             "`arg not in args`, not the value's truth.",
-    "bool": "bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. "
-            "True is never an int or a float.",
+    "falsy": (
+        "A present arg is never missing, even when its value is None, 0, False or an empty str: test "
+        "`arg not in args`, not the value's truth."
+    ),
+    "bool": (
+        "bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. "
+        "True is never an int or a float."
+    ),
     "float for int": "2.0 is a float, not an int: an int arg takes only int values.",
-    "int for float": "An int is a fine float: 10 passes for a float arg (isinstance(10, float) is False, so "
-                     "test for int too).",
+    "int for float": (
+        "An int is a fine float: 10 passes for a float arg (isinstance(10, float) is False, so test for int too)."
+    ),
     "any": '"any" lets every value through: None, True, NaN, a list, anything.',
-    "type": "A value of the wrong type is type:<arg>: \"2\" is not a number, a tuple is not a list.",
+    "type": 'A value of the wrong type is type:<arg>: "2" is not a number, a tuple is not a list.',
     "nan": "Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.",
-    "nan without bounds": "NaN is refused only by a bound: a float arg with no min and no max lets NaN "
-                          "through (range:<arg> needs a min or a max to break).",
+    "nan without bounds": (
+        "NaN is refused only by a bound: a float arg with no min and no max lets NaN "
+        "through (range:<arg> needs a min or a max to break)."
+    ),
     "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
-    "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec "
-             "has it.",
+    "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec has it.",
     "allowed": "A value must be one of the spec's allowed list: allowed:<arg>.",
-    "path": "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
-            "is named by its list, at any depth (range:points).",
-    "nested": "Check a dict arg's properties as args are checked, and every item of a list arg (items of "
-              "items too) against items.",
+    "path": (
+        "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
+        "is named by its list, at any depth (range:points)."
+    ),
+    "nested": (
+        "Check a dict arg's properties as args are checked, and every item of a list arg (items of "
+        "items too) against items."
+    ),
 }
 
 
@@ -108,8 +131,9 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
             return HINTS["non-str name"]
         return HINTS["raised"]
     nested = any("." in reason.split(":", 1)[1] for reason in reasons) or any(
-        spec.get("properties") or spec.get("items") for spec in contract.values() if isinstance(spec, dict))
-    if not reasons:   # a good value was refused: which edge?
+        spec.get("properties") or spec.get("items") for spec in contract.values() if isinstance(spec, dict)
+    )
+    if not reasons:  # a good value was refused: which edge?
         if type(got) is not str or ":" not in got:
             return ""
         kind, _, field = got.partition(":")
@@ -168,7 +192,7 @@ _ABSENT = object()
 SAFE_KINDS = ("str", "int", "float", "bool", "list", "dict")
 WIDTH = st.integers(3, 9)
 INSIDE = st.sampled_from((0.25, 0.5, 0.75))
-BLATANT = {"int": "x", "float": "x", "str": 7, "bool": "yes", "list": "x", "dict": "x"}   # wrong, by no edge
+BLATANT = {"int": "x", "float": "x", "str": 7, "bool": "yes", "list": "x", "dict": "x"}  # wrong, by no edge
 
 
 def _safe_spec(d, kind: str | None = None, item: bool = False) -> dict:
@@ -191,12 +215,19 @@ def _safe_value(d, spec: dict):
     if kind in ("int", "float"):
         low, high = spec.get("min"), spec.get("max")
         if low is not None and high is not None:
-            values_inside = [low + step * (high - low) for step in (0.25, 0.5, 0.75)] if kind == "float" \
+            values_inside = (
+                [low + step * (high - low) for step in (0.25, 0.5, 0.75)]
+                if kind == "float"
                 else list(range(low + 1, high))
+            )
         elif low is not None:
-            values_inside = [low + step for step in (1.5, 3.25, 7.5)] if kind == "float" else [low + 1, low + 3, low + 7]
+            values_inside = (
+                [low + step for step in (1.5, 3.25, 7.5)] if kind == "float" else [low + 1, low + 3, low + 7]
+            )
         elif high is not None:
-            values_inside = [high - step for step in (1.5, 3.25, 7.5)] if kind == "float" else [high - 1, high - 3, high - 7]
+            values_inside = (
+                [high - step for step in (1.5, 3.25, 7.5)] if kind == "float" else [high - 1, high - 3, high - 7]
+            )
         else:
             values_inside = [12.5, -3.75, 1e5 + 0.5] if kind == "float" else [12, -3, 1000]
         values_inside = [value for value in values_inside if value != 0] or values_inside
@@ -221,13 +252,14 @@ def _safe_args(d, contract: dict) -> dict:
 
 # A plant: the spec of an arg added for the mistake, and its bad value (None: the arg is left out).
 
+
 def _plant_missing(d):
     return {**_safe_spec(d), "required": True}, None
 
 
 def _plant_type(d):
-    spec = _safe_spec(d, draw.pick(d, ("int", "float") + SAFE_KINDS))   # numbers twice: True for 1
-    wrong = [value for value in draw.WRONG[spec["type"]] if value]   # a falsy value is 2.3's edge (never missing)
+    spec = _safe_spec(d, draw.pick(d, ("int", "float", *SAFE_KINDS)))  # numbers twice: True for 1
+    wrong = [value for value in draw.WRONG[spec["type"]] if value]  # a falsy value is 2.3's edge (never missing)
     return spec, lambda d: draw.pick(d, wrong)
 
 
@@ -241,7 +273,7 @@ def _outside(d, spec: dict):
     """A number outside the spec's bounds, never 0 (2.3's edge: a falsy value): farther out on its side."""
     value = draw.outside(d, spec)
     if value == 0:
-        value = spec["min"] - 100 if "min" in spec and not 0 >= spec["min"] else spec["max"] + 100
+        value = spec["min"] - 100 if "min" in spec and not spec["min"] <= 0 else spec["max"] + 100
     return float(value) if spec["type"] == "float" else value
 
 
@@ -267,8 +299,13 @@ def _plant_blatant(d, how: str):
     return spec, lambda d: BLATANT[spec["type"]]
 
 
-_PLANTS = {"missing": _plant_missing, "type": _plant_type, "range": _plant_range, "allowed": _plant_allowed,
-           **{f"blatant {how}": lambda d, how=how: _plant_blatant(d, how) for how in ("type", "range", "allowed", "missing")}}
+_PLANTS: dict[str, Callable[..., tuple]] = {  # mistake: (d) -> (spec, bad value or None)
+    "missing": _plant_missing,
+    "type": _plant_type,
+    "range": _plant_range,
+    "allowed": _plant_allowed,
+    **{f"blatant {how}": lambda d, how=how: _plant_blatant(d, how) for how in ("type", "range", "allowed", "missing")},
+}
 
 
 @st.composite
@@ -276,8 +313,9 @@ def cases(d, *mistakes: str) -> Case:
     """A safe contract with an arg per mistake, and 1-3 args dicts that each carry every mistake;
     "unknown" adds an invented name to each."""
     # The args that carry the mistakes are drawn first: shrinking the rest of the case leaves them alone.
-    planted = [(d(draw.NAMES), *_PLANTS[mistake](d), d(st.integers(0, 3)))
-               for mistake in mistakes if mistake in _PLANTS]
+    planted = [
+        (d(draw.NAMES), *_PLANTS[mistake](d), d(st.integers(0, 3))) for mistake in mistakes if mistake in _PLANTS
+    ]
     contract, carried = _safe_contract(d, 0, 2), {}
     for name, spec, bad_value, position in planted:
         name = draw.fresh_name(contract, name)
@@ -286,7 +324,7 @@ def cases(d, *mistakes: str) -> Case:
     calls = []
     for _ in range(d(st.integers(1, 3))):
         args = _safe_args(d, {name: spec for name, spec in contract.items() if name not in carried})
-        args = {name: args[name] for name in contract if name in args}   # the contract's order
+        args = {name: args[name] for name in contract if name in args}  # the contract's order
         for name, bad_value in carried.items():
             if bad_value:
                 args[name] = bad_value(d)
@@ -302,7 +340,7 @@ def cases(d, *mistakes: str) -> Case:
 @st.composite
 def mixed(d) -> Case:
     """Two or three blatant mistakes of different rules at once (an invented name among them, or not)."""
-    rules = d(st.permutations(("type", "range", "allowed", "missing", "unknown")))[:d(st.integers(2, 3))]
+    rules = d(st.permutations(("type", "range", "allowed", "missing", "unknown")))[: d(st.integers(2, 3))]
     return d(cases(*(rule if rule == "unknown" else f"blatant {rule}" for rule in rules)))
 
 
@@ -315,7 +353,10 @@ def nested(d) -> Case:
     inner = {"type": "int", "min": 1, "max": 90}
     properties = {"region": REGION, "qty": inner}
     good_dict = {"region": "busan", "qty": 50}
-    bad_dict = draw.pick(d, ({"region": "mars", "qty": "x"}, {"qty": 500, "max_qty": 3}, {"region": "seoul", "qty": "x", "q": 1}))
+    value: Any  # the arg's value: a dict or a list, by shape
+    bad_dict = draw.pick(
+        d, ({"region": "mars", "qty": "x"}, {"qty": 500, "max_qty": 3}, {"region": "seoul", "qty": "x", "q": 1})
+    )
     if shape == "dict":
         spec, value = {"type": "dict", "properties": properties}, dict(bad_dict if bad else good_dict)
     elif shape == "list of dicts":
@@ -327,7 +368,7 @@ def nested(d) -> Case:
         spec = {"type": "list", "items": inner}
         value = [d(st.integers(2, 89)) for _ in range(d(st.integers(1, 3)))]
         if bad:
-            value[d(st.integers(0, len(value))):0] = ["x", 500]
+            value[d(st.integers(0, len(value))) : 0] = ["x", 500]
         if shape == "list of lists":
             spec, value = {"type": "list", "items": spec}, [[d(st.integers(2, 89))], value]
     contract = _safe_contract(d, 0, 2)
@@ -344,8 +385,14 @@ def nested(d) -> Case:
 STOCK_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 20}}
 GOOD = {"sku": "A-100", "region": "seoul", "limit": 5}
 BUDGET_ARGS = {"amount": {"type": "float", "min": 0, "max": 100}, "rush": {"type": "bool", "required": False}}
-ALL_KINDS = {"s": {"type": "str"}, "i": {"type": "int", "min": -5, "max": 10}, "f": {"type": "float"},
-             "b": {"type": "bool"}, "l": {"type": "list"}, "d": {"type": "dict"}}
+ALL_KINDS = {
+    "s": {"type": "str"},
+    "i": {"type": "int", "min": -5, "max": 10},
+    "f": {"type": "float"},
+    "b": {"type": "bool"},
+    "l": {"type": "list"},
+    "d": {"type": "dict"},
+}
 
 
 def one(args: dict, *calls: dict, tool: str = "t") -> Case:
@@ -360,40 +407,67 @@ def intkeys(args: dict) -> dict:
 
 INT = {"n": {"type": "int"}}
 FLOAT = {"x": {"type": "float"}}
-NESTED_ARGS = {"filter": {"type": "dict", "properties": {"color": {"type": "str", "allowed": ["blue", "red"]},
-                                                        "size": {"type": "int", "min": 1, "max": 90}}},
-               "points": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}}}
+NESTED_ARGS = {
+    "filter": {
+        "type": "dict",
+        "properties": {
+            "color": {"type": "str", "allowed": ["blue", "red"]},
+            "size": {"type": "int", "min": 1, "max": 90},
+        },
+    },
+    "points": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}},
+}
 GRID = {"grid": {"type": "list", "items": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}}}}
-ROWS = {"rows": {"type": "list", "items": {"type": "dict", "properties": {
-    "region": REGION, "qty": {"type": "int", "min": 1, "max": 90}}}}}
-DEEP = {"where": {"type": "dict", "properties": {
-    "skus": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}},
-    "inner": {"type": "dict", "properties": {"qty": {"type": "int", "min": 1, "max": 90}}}}}}
+ROWS = {
+    "rows": {
+        "type": "list",
+        "items": {"type": "dict", "properties": {"region": REGION, "qty": {"type": "int", "min": 1, "max": 90}}},
+    }
+}
+DEEP = {
+    "where": {
+        "type": "dict",
+        "properties": {
+            "skus": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}},
+            "inner": {"type": "dict", "properties": {"qty": {"type": "int", "min": 1, "max": 90}}},
+        },
+    }
+}
 FILTER = {"color": "red", "size": 5}
 
 INCIDENTS = {
     "good": (
-        Case({"stock_lookup": entry(args=STOCK_ARGS), "budget": entry(args=BUDGET_ARGS)}, "budget",
-             ({"amount": 50.5, "rush": True}, {"rush": True, "amount": 12.25})),
+        Case(
+            {"stock_lookup": entry(args=STOCK_ARGS), "budget": entry(args=BUDGET_ARGS)},
+            "budget",
+            ({"amount": 50.5, "rush": True}, {"rush": True, "amount": 12.25}),
+        ),
         one(ALL_KINDS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1, "a"], "d": {"k": 1}}),
         one({}, {}),
-        Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
-             (GOOD,)),
+        Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", (GOOD,)),
     ),
-    "unknown": (   # smallest first: the first failing call is the one shown
+    "unknown": (  # smallest first: the first failing call is the one shown
         one({}, {"x": 1}),
         one({}, intkeys({1: 2}), intkeys({None: "x"})),
-        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
-             ({**GOOD, "sku_id": "A-100"}, {"max_results": 5, **GOOD}, intkeys({**GOOD, 1: 2}))),
+        Case(
+            {"stock_lookup": entry(args=STOCK_ARGS)},
+            "stock_lookup",
+            ({**GOOD, "sku_id": "A-100"}, {"max_results": 5, **GOOD}, intkeys({**GOOD, 1: 2})),
+        ),
     ),
     "missing": (
         one({"sku": {"type": "str", "required": True}}, {}),
-        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
-             ({"region": "seoul", "limit": 5}, {"sku": "A-100", "region": "seoul"})),
+        Case(
+            {"stock_lookup": entry(args=STOCK_ARGS)},
+            "stock_lookup",
+            ({"region": "seoul", "limit": 5}, {"sku": "A-100", "region": "seoul"}),
+        ),
         one({"sku": {"type": "str"}, "rush": {"type": "bool", "required": False}}, {"sku": "A-100"}),
-        one({"note": {"type": "str", "required": False}, "qty": {"type": "int"}}, {}),   # checking goes on after it
-        one({"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "l": {"type": "list"}},
-            {"n": 0, "b": False, "s": "", "l": []}),
+        one({"note": {"type": "str", "required": False}, "qty": {"type": "int"}}, {}),  # checking goes on after it
+        one(
+            {"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "l": {"type": "list"}},
+            {"n": 0, "b": False, "s": "", "l": []},
+        ),
         one({"s": {"type": "str"}}, {"s": None}),
         one({"n": {"type": "int", "required": False}}, {"n": None}),
         one({"v": {"type": "any"}}, {"v": None}),
@@ -412,14 +486,24 @@ INCIDENTS = {
     "range": (
         one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
         one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
-        one({"x": {"type": "float", "min": 0.5, "max": 2.5}},
-            {"x": 0.25}, {"x": 3.0}, {"x": 0.5}, {"x": 2.5}, {"x": draw.NAN}, {"x": 2.5000001}),
+        one(
+            {"x": {"type": "float", "min": 0.5, "max": 2.5}},
+            {"x": 0.25},
+            {"x": 3.0},
+            {"x": 0.5},
+            {"x": 2.5},
+            {"x": draw.NAN},
+            {"x": 2.5000001},
+        ),
         one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
         one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
         one(FLOAT, {"x": draw.NAN}, {"x": draw.INF}),
         one({"v": {"type": "any"}}, {"v": draw.NAN}),
-        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
-             ({**GOOD, "limit": 21}, {**GOOD, "limit": -1}, {**GOOD, "limit": 1}, {**GOOD, "limit": 20})),
+        Case(
+            {"stock_lookup": entry(args=STOCK_ARGS)},
+            "stock_lookup",
+            ({**GOOD, "limit": 21}, {**GOOD, "limit": -1}, {**GOOD, "limit": 1}, {**GOOD, "limit": 20}),
+        ),
     ),
     "allowed": (
         one({"region": REGION}, {"region": "mars"}, {"region": "Seoul"}, {"region": "seoul "}, {"region": "jeju"}),
@@ -429,22 +513,43 @@ INCIDENTS = {
     ),
     "nested": (
         one(NESTED_ARGS, {"filter": FILTER, "points": [5, 50]}, tool="search"),
-        one(NESTED_ARGS, {"filter": {"color": "green", "size": "x"}, "points": [5]},
+        one(
+            NESTED_ARGS,
+            {"filter": {"color": "green", "size": "x"}, "points": [5]},
             {"filter": {"colour": "red", "size": 500}, "points": [5]},
-            {"filter": FILTER, "points": [5, "x", 500]}, tool="search"),
+            {"filter": FILTER, "points": [5, "x", 500]},
+            tool="search",
+        ),
         # the same with its type names interned, as in the notebook's literal TOOLS: `kind is not "list"`
         # checks no item there (json.loads' strs, in every other case, catch `kind is "list"`)
-        dataclasses.replace(one(NESTED_ARGS, {"filter": {"color": "green", "size": "x"}, "points": [5]},
-                                {"filter": FILTER, "points": [5, "x", 500]}, tool="search"), literal=True),
+        dataclasses.replace(
+            one(
+                NESTED_ARGS,
+                {"filter": {"color": "green", "size": "x"}, "points": [5]},
+                {"filter": FILTER, "points": [5, "x", 500]},
+                tool="search",
+            ),
+            literal=True,
+        ),
         one(GRID, {"grid": [[5, 6], [50]]}, {"grid": [[5], ["x", 500]]}),
-        one(ROWS, {"rows": [{"region": "busan", "qty": 5}]},
-            {"rows": [{"region": "busan", "qty": 5}, {"region": "mars", "qty": "x"}]}),
-        one(DEEP, {"where": {"skus": [5], "inner": {"qty": 5}}}, {"where": {"skus": ["x", 500], "inner": {"qty": 5}}},
-            {"where": {"skus": [5], "inner": {"qty": "x", "extra": 1}}}),
+        one(
+            ROWS,
+            {"rows": [{"region": "busan", "qty": 5}]},
+            {"rows": [{"region": "busan", "qty": 5}, {"region": "mars", "qty": "x"}]},
+        ),
+        one(
+            DEEP,
+            {"where": {"skus": [5], "inner": {"qty": 5}}},
+            {"where": {"skus": ["x", 500], "inner": {"qty": 5}}},
+            {"where": {"skus": [5], "inner": {"qty": "x", "extra": 1}}},
+        ),
     ),
     "mixed": (
-        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup",
-             ({"sku_id": "A-100", "region": "mars", "limit": "x"}, {"region": "mars", "limit": 500})),
+        Case(
+            {"stock_lookup": entry(args=STOCK_ARGS)},
+            "stock_lookup",
+            ({"sku_id": "A-100", "region": "mars", "limit": "x"}, {"region": "mars", "limit": 500}),
+        ),
     ),
 }
 
@@ -453,18 +558,28 @@ INCIDENTS = {
 
 SPEC = {
     1: ("check_args reads TOOLS[name] when it is called, and returns None when args meet its contract.",),
-    2: ("Every name in args that the contract does not have is unknown:<name>, even a name that is not a str: "
-        "{1: 2} gives unknown:1.",),
-    3: ("A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an absent "
+    2: (
+        "Every name in args that the contract does not have is unknown:<name>, even a name that is not a str: "
+        "{1: 2} gives unknown:1.",
+    ),
+    3: (
+        "A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an absent "
         "optional arg is fine, and a present arg is never missing, even when its value is None, 0, False or an "
-        "empty str.",),
-    4: ("bool never passes for int or float (bool is an int in Python!); an int passes for float; any lets every "
-        "value through.",),
-    5: ("Both bounds are inclusive, and NaN is outside every range that has a bound; a float arg with no min "
-        "and no max lets NaN through.",),
+        "empty str.",
+    ),
+    4: (
+        "bool never passes for int or float (bool is an int in Python!); an int passes for float; any lets every "
+        "value through.",
+    ),
+    5: (
+        "Both bounds are inclusive, and NaN is outside every range that has a bound; a float arg with no min "
+        "and no max lets NaN through.",
+    ),
     6: ("A value that is not in the arg's allowed list is allowed:<arg>.",),
-    7: ("Inside a nested arg the field is a dotted path: type:filter.color.",
-         "An item of a list arg, at any depth, is named by its list: range:points."),
+    7: (
+        "Inside a nested arg the field is a dotted path: type:filter.color.",
+        "An item of a list arg, at any depth, is named by its list: range:points.",
+    ),
     8: ("When several checks fail, any one of their reasons is right (None is not).",),
 }
 
@@ -496,7 +611,7 @@ def refuses_missing_args():
     A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an
     absent optional arg is fine, and a present value is never missing: None is a value (a type error
     for a str, fine for any), and so are 0, False and "".
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("missing")
 
 
@@ -506,7 +621,7 @@ def refuses_wrong_types():
 
     bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. 2.0 is
     not an int, "2" is not a number; an int is a fine float, and "any" lets every value through.
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("type")
 
 
@@ -535,7 +650,7 @@ def checks_inside_nested_args():
 
     Check a dict arg's properties as args are checked, and every item of a list arg against items; name
     the field by its dotted path (type:filter.color), an item by its list (range:points).
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return nested()
 
 

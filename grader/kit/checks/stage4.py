@@ -13,15 +13,26 @@ exception family, KeyboardInterrupt, SystemExit and GeneratorExit, names that
 are no str, args that are no dict), so a verdict never hangs on the seed.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
 from grader.kit import draw, values
-from grader.kit.spies import SPY_MARK
-from grader.kit.checks.common import (GOOD_ARGS, SEED_ARGS, SEED_RETURNS, call, entry,
-                                   got_text, parent_tools, py, request, show_table)
+from grader.kit.checks.common import (
+    GOOD_ARGS,
+    SEED_ARGS,
+    SEED_RETURNS,
+    call,
+    entry,
+    got_text,
+    parent_tools,
+    py,
+    request,
+    show_table,
+)
 from grader.kit.probing import Mismatch, Stage
+from grader.kit.spies import SPY_MARK
 from grader.kit.trusted import oracle
 
 ENVELOPE_KEYS = ["error", "ok", "value"]
@@ -30,7 +41,7 @@ ENVELOPE_KEYS = ["error", "ok", "value"]
 @dataclass(frozen=True)
 class Case:
     table: dict
-    calls: tuple   # (name, args) in JSON spelling
+    calls: tuple  # (name, args) in JSON spelling
 
 
 def probe(case: Case) -> dict:
@@ -48,7 +59,7 @@ def expect(case: Case) -> list[dict]:
         before = {tool: spy.runs for tool, spy in spies.items()}
         try:
             envelope = oracle.call_tool(tools, name, args)
-        except BaseException as error:   # only the spy's own: the door lets it out
+        except BaseException as error:  # only the spy's own: the door lets it out
             if not getattr(error, SPY_MARK, False):
                 raise
             expected.append({"raises": type(error).__name__, "runs": {name: 1}})
@@ -76,8 +87,11 @@ def mismatch(expected: dict, result: dict, exact_keys: bool = False) -> str | No
         return "not an envelope with ok, value and error"
     if exact_keys and sorted(got) != ENVELOPE_KEYS:
         return "keys other than ok, value and error"
-    if not (values.same(got["ok"], envelope["ok"]) and got["error"] in expected["errors"]
-            and values.same(got["value"], envelope["value"])):
+    if not (
+        values.same(got["ok"], envelope["ok"])
+        and got["error"] in expected["errors"]
+        and values.same(got["value"], envelope["value"])
+    ):
         return "another envelope"
     if runs != result["runs"]:
         return "the body ran another number of times"
@@ -85,6 +99,7 @@ def mismatch(expected: dict, result: dict, exact_keys: bool = False) -> str | No
 
 
 # Each check judges its own part of an answer, so that one mistake costs one check.
+
 
 def form_problem(expected: dict, result: dict) -> tuple[str, str] | None:
     """4.1: an ok call gives exactly the ok envelope, the body run once; an envelope with ok False has
@@ -134,36 +149,53 @@ def refusal_problem(expected: dict, result: dict) -> tuple[str, str] | None:
     if type(got) is not dict or not {"ok", "error"} <= got.keys():
         return "not an envelope with ok, value and error", HINTS["form"]
     if result["runs"] != expected["runs"]:
-        return ("the body ran on args the door must refuse" if not expected["runs"] else
-                "the body ran another number of times"), HINTS["ran"]
+        return (
+            "the body ran on args the door must refuse"
+            if not expected["runs"]
+            else "the body ran another number of times"
+        ), HINTS["ran"]
     if got["ok"] is not False or got["error"] not in expected["errors"]:
         return "another ok or error", ""
     return None
 
 
-def compare_with(judge) -> callable:
+def compare_with(judge: Callable[[dict, dict], tuple[str, str] | None]) -> Callable[..., Mismatch | None]:
     def compare(case: Case, expected: list[dict], observation: dict) -> Mismatch | None:
-        for (name, args), want, result in zip(case.calls, expected, observation["results"]):
+        for (name, args), want, result in zip(case.calls, expected, observation["results"], strict=True):
             problem = judge(want, result)
             if problem:
                 diagnosis, hint = problem
-                return Mismatch(f"call_tool({py(name)}, {py(args)})", show_answer(want),
-                                f"{show_got(result)} ({diagnosis})", hint, show_tool(case.table, name))
+                return Mismatch(
+                    f"call_tool({py(name)}, {py(args)})",
+                    show_answer(want),
+                    f"{show_got(result)} ({diagnosis})",
+                    hint,
+                    show_tool(case.table, name),
+                )
         return None
+
     return compare
 
 
 HINTS = {
-    "form": "The door returns exactly {\"ok\": ..., \"value\": ..., \"error\": ...}, whatever happened.",
-    "ok": "When every check passes, return {\"ok\": True, \"value\": value, \"error\": None}, value the very "
-          "value the body returned, after one run of the body.",
+    "form": 'The door returns exactly {"ok": ..., "value": ..., "error": ...}, whatever happened.',
+    "ok": (
+        'When every check passes, return {"ok": True, "value": value, "error": None}, value the very '
+        "value the body returned, after one run of the body."
+    ),
     "failure value": "A failure has value None: return failure(reason), never the bad value or the reason as value.",
-    "let out": "KeyboardInterrupt, SystemExit and GeneratorExit are not Exceptions: catch Exception, never "
-               "BaseException (or a bare except), so Ctrl-C still stops the program.",
-    "raised": "Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>: "
-              "an exception inside a tool must not end the run.",
-    "type error": "An exception got out of the door: a name that is not a str (a list cannot be looked up in "
-                  "a dict) is tool:unknown:<name>; args that are not a dict are args:shape:args.",
+    "let out": (
+        "KeyboardInterrupt, SystemExit and GeneratorExit are not Exceptions: catch Exception, never "
+        "BaseException (or a bare except), so Ctrl-C still stops the program."
+    ),
+    "raised": (
+        "Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>: "
+        "an exception inside a tool must not end the run."
+    ),
+    "type error": (
+        "An exception got out of the door: a name that is not a str (a list cannot be looked up in "
+        "a dict) is tool:unknown:<name>; args that are not a dict are args:shape:args."
+    ),
     "ran": "Check the args before the call and return args:<reason> at once: the body must not run on bad args.",
 }
 LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit")
@@ -173,7 +205,7 @@ def show_answer(expected: dict) -> str:
     """A trusted envelope and its body runs, as the student reads them."""
     if "raises" in expected:
         return f"raises {expected['raises']}, body runs: 1"
-    return f"{py(expected['envelope'], 10 ** 4)}, body runs: {sum(expected['runs'].values())}"
+    return f"{py(expected['envelope'], 10**4)}, body runs: {sum(expected['runs'].values())}"
 
 
 def show_got(result: dict) -> str:
@@ -200,6 +232,7 @@ STAGE = Stage(4, probe, show, expect, compare)
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
+
 
 @st.composite
 def tables(d, body: str) -> dict:
@@ -232,7 +265,8 @@ def spy_step(d, body: str, returns: dict) -> dict:
 
 
 _BAD_NAMES = (5, None, 1.5, [1, "a"], "", "stock lookup")
-_NOT_DICTS = ([], "sku=A-100", None, 3, {"$tuple": []}, [["sku", "A-100"]])
+_NOT_DICTS: tuple = ([], "sku=A-100", None, 3, {"$tuple": []}, [["sku", "A-100"]])
+_NOT_DICTS_SHOWN: tuple = ("sku=A-100", None, 3, [], [["sku", "A-100"]], {"$tuple": []})  # 4.2's fixed case, this order
 
 
 def door_call(d, table: dict, path: str) -> tuple:
@@ -241,14 +275,14 @@ def door_call(d, table: dict, path: str) -> tuple:
     name = draw.pick(d, list(table))
     args = draw.valid_args(d, table[name]["args"])
     if path == "unknown tool":
-        return draw.pick(d, _BAD_NAMES + (draw.fresh_name(table, d(draw.NAMES)),)), args
+        return draw.pick(d, (*_BAD_NAMES, draw.fresh_name(table, d(draw.NAMES)))), args
     if path == "args not a dict":
         return name, draw.pick(d, _NOT_DICTS)
     if path == "unknown first":
-        return draw.fresh_name(table, d(draw.NAMES)), draw.pick(d, _NOT_DICTS + (args,))
+        return draw.fresh_name(table, d(draw.NAMES)), draw.pick(d, (*_NOT_DICTS, args))
     if path == "bad args":
         contract = table[name]["args"]
-        arg = draw.pick(d, list(contract) + [draw.fresh_name(contract, d(draw.NAMES))])
+        arg = draw.pick(d, [*contract, draw.fresh_name(contract, d(draw.NAMES))])
         spec = contract.get(arg, {"type": "any", "required": False})
         if spec.get("required", True) and (spec["type"] == "any" or draw.pick(d, ("drop", "wrong")) == "drop"):
             args.pop(arg, None)
@@ -266,10 +300,11 @@ def cases(d, body: str, paths: tuple[str, ...]) -> Case:
 
 
 _ANY_BODY = st.sampled_from(["good", "bad result", "raise"])
-_ALL_PATHS = ("ok", "unknown tool", "args not a dict", "bad args")   # every door path (tests/test_grader_oracle.py)
+_ALL_PATHS = ("ok", "unknown tool", "args not a dict", "bad args")  # every door path (tests/test_grader_oracle.py)
 
 
 # ── the lesson's incidents and every rule's edge, tried under every seed ─────
+
 
 def stock(body: list, *calls: tuple) -> Case:
     return Case({"stock_lookup": entry(args=SEED_ARGS, returns=SEED_RETURNS, body=body)}, calls)
@@ -277,17 +312,28 @@ def stock(body: list, *calls: tuple) -> Case:
 
 def tools_with(bodies: dict, *calls: tuple) -> Case:
     """One stock_lookup-like tool per body: a failing call's setting shows its own tool only."""
-    return Case({name: entry(args=SEED_ARGS, returns=SEED_RETURNS, body=body) for name, body in bodies.items()},
-                calls)
+    return Case({name: entry(args=SEED_ARGS, returns=SEED_RETURNS, body=body) for name, body in bodies.items()}, calls)
 
 
 ROWS = {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}]}
 # Each family of exception a body can raise: LookupError, ValueError, TypeError, ArithmeticError,
 # AttributeError, RuntimeError, OSError, StopIteration, the tool's own; and the BaseExceptions that are
 # no Exception, which the door lets out.
-FAMILIES = ("KeyError", "IndexError", "ValueError", "TypeError", "ZeroDivisionError", "AttributeError",
-            "RuntimeError", "RecursionError", "TimeoutError", "ConnectionError", "OSError", "StopIteration",
-            "InventoryDown")
+FAMILIES = (
+    "KeyError",
+    "IndexError",
+    "ValueError",
+    "TypeError",
+    "ZeroDivisionError",
+    "AttributeError",
+    "RuntimeError",
+    "RecursionError",
+    "TimeoutError",
+    "ConnectionError",
+    "OSError",
+    "StopIteration",
+    "InventoryDown",
+)
 BAD_RESULTS = {
     "empty": {"sku": "Z-999", "rows": []},
     "too_big": {"sku": "D-400", "rows": [{"region": "seoul", "qty": 11}] * 3},
@@ -298,50 +344,102 @@ BAD_RESULTS = {
     "not_a_dict": [["sku", "A-100"]],
     "none": None,
 }
-BAD_ARGS = ({**GOOD_ARGS, "sku_id": "A-100"}, {**GOOD_ARGS, "limit": True}, {"region": "seoul", "limit": 2},
-            {**GOOD_ARGS, "limit": 3}, {**GOOD_ARGS, "limit": 0}, {**GOOD_ARGS, "region": "mars"},
-            {**GOOD_ARGS, "sku": 100}, {**GOOD_ARGS, "limit": 1.0}, {**GOOD_ARGS, "limit": draw.NAN})
+BAD_ARGS = (
+    {**GOOD_ARGS, "sku_id": "A-100"},
+    {**GOOD_ARGS, "limit": True},
+    {"region": "seoul", "limit": 2},
+    {**GOOD_ARGS, "limit": 3},
+    {**GOOD_ARGS, "limit": 0},
+    {**GOOD_ARGS, "region": "mars"},
+    {**GOOD_ARGS, "sku": 100},
+    {**GOOD_ARGS, "limit": 1.0},
+    {**GOOD_ARGS, "limit": draw.NAN},
+)
 INCIDENTS = {
     "ok": (stock([{"return": ROWS}], ("stock_lookup", GOOD_ARGS), ("stock_lookup", {**GOOD_ARGS, "limit": 1})),),
     # ok calls and one failure of each path, in one table (one request: 4.1 is the stage's first check)
-    "form": (tools_with({"stock_lookup": [{"return": ROWS}], "broken": [{"raise": "KeyError"}],
-                         "empty": [{"return": BAD_RESULTS["empty"]}]},
-                        ("stock_lookup", GOOD_ARGS), ("stock_lookup", {**GOOD_ARGS, "limit": 1}),
-                        ("stock_lookup_v3", GOOD_ARGS), ("stock_lookup", "sku=A-100"),
-                        ("stock_lookup", {**GOOD_ARGS, "limit": True}), ("broken", GOOD_ARGS), ("empty", GOOD_ARGS),
-                        ("stock_lookup", GOOD_ARGS)),),
-    "unknown": (stock([{"return": ROWS}], *[(name, GOOD_ARGS) for name in
-                                            ("stock_lookup_v3", "", "Stock_lookup", 5, None, 1.5, True,
-                                             ["stock_lookup"], {"name": "stock_lookup"},
-                                             {"$tuple": ["stock_lookup"]})],
-                      *[("stock_lookup", args) for args in ("sku=A-100", None, 3, [], [["sku", "A-100"]],
-                                                            {"$tuple": []})]),),
+    "form": (
+        tools_with(
+            {
+                "stock_lookup": [{"return": ROWS}],
+                "broken": [{"raise": "KeyError"}],
+                "empty": [{"return": BAD_RESULTS["empty"]}],
+            },
+            ("stock_lookup", GOOD_ARGS),
+            ("stock_lookup", {**GOOD_ARGS, "limit": 1}),
+            ("stock_lookup_v3", GOOD_ARGS),
+            ("stock_lookup", "sku=A-100"),
+            ("stock_lookup", {**GOOD_ARGS, "limit": True}),
+            ("broken", GOOD_ARGS),
+            ("empty", GOOD_ARGS),
+            ("stock_lookup", GOOD_ARGS),
+        ),
+    ),
+    "unknown": (
+        stock(
+            [{"return": ROWS}],
+            *[
+                (name, GOOD_ARGS)
+                for name in (
+                    "stock_lookup_v3",
+                    "",
+                    "Stock_lookup",
+                    5,
+                    None,
+                    1.5,
+                    True,
+                    ["stock_lookup"],
+                    {"name": "stock_lookup"},
+                    {"$tuple": ["stock_lookup"]},
+                )
+            ],
+            *[("stock_lookup", args) for args in _NOT_DICTS_SHOWN],
+        ),
+    ),
     "bad args": (stock([{"return": ROWS}], *[("stock_lookup", args) for args in BAD_ARGS]),),
-    "raise": (tools_with({f"raises_{name.lower()}": [{"raise": name}] for name in FAMILIES},
-                         *[(f"raises_{name.lower()}", GOOD_ARGS) for name in FAMILIES]),
-              tools_with({f"raises_{name.lower()}": [{"raise": name}] for name in LET_OUT},
-                         *[(f"raises_{name.lower()}", GOOD_ARGS) for name in LET_OUT])),
-    "bad result": (tools_with({f"gives_{how}": [{"return": value}] for how, value in BAD_RESULTS.items()},
-                              *[(f"gives_{how}", GOOD_ARGS) for how in BAD_RESULTS]),),
-    "order": (stock([{"return": ROWS}], ("nope", "sku=A-100"), ("nope", None), ("nope", {"limit": True}),
-                    ("nope", GOOD_ARGS)),),
+    "raise": (
+        tools_with(
+            {f"raises_{name.lower()}": [{"raise": name}] for name in FAMILIES},
+            *[(f"raises_{name.lower()}", GOOD_ARGS) for name in FAMILIES],
+        ),
+        tools_with(
+            {f"raises_{name.lower()}": [{"raise": name}] for name in LET_OUT},
+            *[(f"raises_{name.lower()}", GOOD_ARGS) for name in LET_OUT],
+        ),
+    ),
+    "bad result": (
+        tools_with(
+            {f"gives_{how}": [{"return": value}] for how, value in BAD_RESULTS.items()},
+            *[(f"gives_{how}", GOOD_ARGS) for how in BAD_RESULTS],
+        ),
+    ),
+    "order": (
+        stock(
+            [{"return": ROWS}], ("nope", "sku=A-100"), ("nope", None), ("nope", {"limit": True}), ("nope", GOOD_ARGS)
+        ),
+    ),
 }
 SPEC = {
-    "form": "Returns exactly {\"ok\": bool, \"value\": ..., \"error\": str | None}.",
-    "ok": "ok is True only when every check passes: {\"ok\": True, \"value\": value, \"error\": None}.",
+    "form": 'Returns exactly {"ok": bool, "value": ..., "error": str | None}.',
+    "ok": 'ok is True only when every check passes: {"ok": True, "value": value, "error": None}.',
     "failure value": "A failure has value None and its reason as error.",
-    "unknown": "A name that is not a str, or not in TOOLS, is tool:unknown:<name>; args that are not a dict "
-               "are args:shape:args.",
+    "unknown": (
+        "A name that is not a str, or not in TOOLS, is tool:unknown:<name>; args that are not a dict "
+        "are args:shape:args."
+    ),
     "bad args": "Args that check_args refuses are args:<reason>, and the body is not run.",
     "raise": "Any Exception from the body is tool:raised:<ExceptionType>.",
     "let out": "KeyboardInterrupt, SystemExit and GeneratorExit are no Exception: the door lets them out.",
     "result": "A value that check_result refuses is result:<reason>.",
-    "order": "In order: tool:unknown:<name>, args:shape:args, args:<reason>, tool:raised:<ExceptionType>, "
-             "result:<reason>; else ok.",
+    "order": (
+        "In order: tool:unknown:<name>, args:shape:args, args:<reason>, tool:raised:<ExceptionType>, "
+        "result:<reason>; else ok."
+    ),
 }
 
 
 # ── the checks ───────────────────────────────────────────────────────────────
+
 
 @st.composite
 def ok_or_failing(d) -> Case:
@@ -351,19 +449,31 @@ def ok_or_failing(d) -> Case:
     return Case(table, tuple(door_call(d, table, draw.pick(d, paths)) for _ in range(d(st.integers(1, 3)))))
 
 
-@STAGE.check(number=1, points=3, examples=6, always=INCIDENTS["form"],
-             compare=compare_with(form_problem), spec=(SPEC["form"], SPEC["ok"], SPEC["failure value"]))
+@STAGE.check(
+    number=1,
+    points=3,
+    examples=6,
+    always=INCIDENTS["form"],
+    compare=compare_with(form_problem),
+    spec=(SPEC["form"], SPEC["ok"], SPEC["failure value"]),
+)
 def answers_ok():
     """call_tool returns exactly {ok, value, error}: ok with the body's value when every check passes, value None on a failure
 
     Return exactly {"ok": True, "value": value, "error": None} when every check passes, and
     failure(reason) (value None) when one does not.
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return ok_or_failing()
 
 
-@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"], compare=compare_with(refusal_problem),
-             spec=(SPEC["unknown"],))
+@STAGE.check(
+    number=2,
+    points=2,
+    examples=4,
+    always=INCIDENTS["unknown"],
+    compare=compare_with(refusal_problem),
+    spec=(SPEC["unknown"],),
+)
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
@@ -373,8 +483,14 @@ def refuses_unknown_tools():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown tool", "args not a dict")))
 
 
-@STAGE.check(number=3, points=3, examples=4, always=INCIDENTS["bad args"], compare=compare_with(refusal_problem),
-             spec=(SPEC["bad args"],))
+@STAGE.check(
+    number=3,
+    points=3,
+    examples=4,
+    always=INCIDENTS["bad args"],
+    compare=compare_with(refusal_problem),
+    spec=(SPEC["bad args"],),
+)
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
@@ -383,19 +499,31 @@ def refuses_bad_args_without_running():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
 
-@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["raise"], compare=compare_with(refusal_problem),
-             spec=(SPEC["raise"], SPEC["let out"]))
+@STAGE.check(
+    number=4,
+    points=3,
+    examples=4,
+    always=INCIDENTS["raise"],
+    compare=compare_with(refusal_problem),
+    spec=(SPEC["raise"], SPEC["let out"]),
+)
 def catches_exceptions():
     """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets KeyboardInterrupt, SystemExit and GeneratorExit out
 
     Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>; a KeyError inside a
     tool must not end the run, and Ctrl-C must still stop it.
-    """
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("raise", ("ok",))
 
 
-@STAGE.check(number=5, points=3, examples=4, always=INCIDENTS["bad result"], compare=compare_with(refusal_problem),
-             spec=(SPEC["result"],))
+@STAGE.check(
+    number=5,
+    points=3,
+    examples=4,
+    always=INCIDENTS["bad result"],
+    compare=compare_with(refusal_problem),
+    spec=(SPEC["result"],),
+)
 def checks_results():
     """call_tool checks the result: result:<reason> for a value check_result refuses
 
@@ -404,8 +532,14 @@ def checks_results():
     return cases("bad result", ("ok",))
 
 
-@STAGE.check(number=6, points=1, examples=3, always=INCIDENTS["order"], compare=compare_with(refusal_problem),
-             spec=(SPEC["order"],))
+@STAGE.check(
+    number=6,
+    points=1,
+    examples=3,
+    always=INCIDENTS["order"],
+    compare=compare_with(refusal_problem),
+    spec=(SPEC["order"],),
+)
 def checks_in_order():
     """call_tool checks the name first: an unknown name is tool:unknown:<name> whatever the args
 
