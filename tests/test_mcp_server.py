@@ -167,23 +167,19 @@ def test_a_refused_call_is_an_error_result_with_the_reason_and_its_body_never_ra
     assert runs == ["noisy", "stock_lookup"]  # only the good call's run: no refused call reached a body
 
 
-def test_a_tool_that_raises_is_an_error_result_named_by_the_exception(served):
-    result, runs = served["raises"]
-    assert result.is_error is True and text_of(result) == "tool:raised:KeyError"
-    assert runs[-1] == "explode"
-
-
-def test_a_result_the_contract_refuses_is_an_error_result_not_a_value(served):
-    """The Jeju route counts hours: 72 "days" ran the body, and the door keeps it from the client."""
-    result, runs = served["result_refused"]
-    assert result.is_error is True and text_of(result) == "result:range:days"
-    assert runs[-1] == "delivery_eta"
-
-
-def test_a_value_json_cannot_carry_is_refused_by_the_server(served):
-    result, runs = served["not_json"]
-    assert result.is_error is True and text_of(result) == "result:json:result"
-    assert runs[-1] == "not_json"
+@pytest.mark.parametrize(
+    "label, reason, body",
+    [
+        ("raises", "tool:raised:KeyError", "explode"),  # named by the exception
+        # The Jeju route counts hours: 72 "days" ran the body, and the door keeps it from the client.
+        ("result_refused", "result:range:days", "delivery_eta"),
+        ("not_json", "result:json:result", "not_json"),  # a value JSON cannot carry: refused by the server
+    ],
+)
+def test_a_call_whose_body_ran_but_failed_is_an_error_result_with_the_reason_not_a_value(served, label, reason, body):
+    result, runs = served[label]
+    assert result.is_error is True and text_of(result) == reason
+    assert runs[-1] == body
 
 
 def test_a_body_that_prints_does_not_corrupt_the_wire(served):

@@ -77,6 +77,22 @@ def seen(calls):
     return [(call.id, call.name, call.args, call.error) for call in calls]
 
 
+def chat_completion(*calls: tuple[str, str, str]) -> dict:
+    """An OpenAI chat completion whose message asks for these (id, tool name, arguments) calls."""
+    return {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [
+                        {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                        for call_id, name, arguments in calls
+                    ]
+                }
+            }
+        ]
+    }
+
+
 # ── OpenAI chat completions ──────────────────────────────────────────────────
 
 
@@ -161,21 +177,7 @@ def test_parse_arguments(arguments, expected):
 
 def test_valid_json_that_is_not_an_object_is_the_doors_to_refuse():
     """ "[1, 2]" parses; the door says args:shape:args, as for any args that are not a dict."""
-    completion = {
-        "choices": [
-            {
-                "message": {
-                    "tool_calls": [
-                        {
-                            "id": "call_1",
-                            "type": "function",
-                            "function": {"name": "stock_lookup", "arguments": "[1, 2]"},
-                        }
-                    ]
-                }
-            }
-        ]
-    }
+    completion = chat_completion(("call_1", "stock_lookup", "[1, 2]"))
     assert providers.call_through_door(providers.openai_tool_calls(completion)) == [tools.failure("args:shape:args")]
 
 
@@ -191,22 +193,11 @@ def test_only_a_strict_tool_has_its_nulls_dropped():
         "restock_date": {**RESTOCK, "fn": dict},
     }
     assert [d["function"]["strict"] for d in schema.to_openai(table)] == [False, True]
-    completion = {
-        "choices": [
-            {
-                "message": {
-                    "tool_calls": [
-                        {"id": f"call_{name}", "type": "function", "function": {"name": name, "arguments": arguments}}
-                        for name, arguments in [
-                            ("search", '{"q": "kettle", "filters": {}, "limit": null}'),
-                            ("restock_date", '{"sku": "A-100", "warehouse": null}'),
-                            ("restock_date", '{"sku": null, "warehouse": null}'),
-                        ]
-                    ]
-                }
-            }
-        ]
-    }
+    completion = chat_completion(
+        ("call_search", "search", '{"q": "kettle", "filters": {}, "limit": null}'),
+        ("call_restock_date", "restock_date", '{"sku": "A-100", "warehouse": null}'),
+        ("call_restock_date", "restock_date", '{"sku": null, "warehouse": null}'),
+    )
     calls = providers.openai_tool_calls(completion, table)
     assert [call.args for call in calls] == [
         {"q": "kettle", "filters": {}, "limit": None},  # kept: the door's
@@ -216,21 +207,7 @@ def test_only_a_strict_tool_has_its_nulls_dropped():
 
 
 def test_a_tool_the_table_does_not_have_is_the_doors_to_name():
-    completion = {
-        "choices": [
-            {
-                "message": {
-                    "tool_calls": [
-                        {
-                            "id": "call_1",
-                            "type": "function",
-                            "function": {"name": "stock_search", "arguments": '{"q": null}'},
-                        }
-                    ]
-                }
-            }
-        ]
-    }
+    completion = chat_completion(("call_1", "stock_search", '{"q": null}'))
     (call,) = providers.openai_tool_calls(completion)
     assert call.args == {"q": None}
     assert providers.call_through_door([call]) == [tools.failure("tool:unknown:stock_search")]

@@ -4,10 +4,14 @@ A table in a case is the JSON spelling the child builds TOOLS from (grader/spies
 {tool: {"args": ..., "returns": ..., "body": [steps], "upgrade": ...}}.
 """
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from hypothesis import strategies as st
+
 from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F401  (stage 6's spec: the lab's constants)
-from grader.kit import spies, values
+from grader.kit import draw, spies, values
+from grader.kit.probing import Mismatch
 from grader.kit.values import py
 
 OK_BODY: list[dict[str, Any]] = [{"return": {}}]
@@ -78,6 +82,75 @@ def one_of(reasons: list[str]) -> str:
 def reason_ok(got: Any, reasons: list[str]) -> bool:
     """None when nothing fails, else any reason that really fails (a plain str, nothing else)."""
     return got is None if not reasons else type(got) is str and got in reasons
+
+
+def safe_number(d, spec: dict) -> int | float:
+    """A number of the spec's kind ("int" or "float") strictly inside its bounds and never 0: away from
+    every rule's edge (stage 2's safe args, stage 3's safe keys)."""
+    kind, low, high = spec["type"], spec.get("min"), spec.get("max")
+    if low is not None and high is not None:
+        inside = (
+            [low + step * (high - low) for step in (0.25, 0.5, 0.75)] if kind == "float" else list(range(low + 1, high))
+        )
+    elif low is not None:
+        inside = [low + 1.5, low + 3.25, low + 7.5] if kind == "float" else [low + 1, low + 3, low + 7]
+    elif high is not None:
+        inside = [high - 1.5, high - 3.25, high - 7.5] if kind == "float" else [high - 1, high - 3, high - 7]
+    else:
+        inside = [12.5, -3.75, 1e5 + 0.5] if kind == "float" else [12, -3, 1000]
+    value = draw.pick(d, [number for number in inside if number != 0] or inside)
+    return float(value) if kind == "float" else int(value)
+
+
+def safe_value(d, spec: dict) -> Any:
+    """A value a safe spec (stage 2's args, stage 3's keys) takes, away from every rule's edge: one of
+    allowed, a safe number, a non-empty str, list (shorter than max_len) or dict, True for a bool."""
+    kind = spec["type"]
+    if "allowed" in spec:
+        return draw.pick(d, spec["allowed"])
+    if kind in ("int", "float"):
+        return safe_number(d, spec)
+    if kind == "str":
+        return d(draw.TEXT1)
+    if kind == "bool":
+        return True
+    if kind == "list":
+        return [d(draw.LEAF) for _ in range(d(st.integers(1, spec.get("max_len", 4) - 1)))]
+    return {name: d(draw.LEAF) for name in draw.names(d, 1, 2)}
+
+
+def safe_values(d, specs: dict) -> dict:
+    """A safe value for each spec, under its name, in the specs' order."""
+    return {name: safe_value(d, spec) for name, spec in specs.items()}
+
+
+# ── a reason-returning function: check_args (stage 2) and check_result (stage 3) ──
+# A case of theirs is (table, tool, calls): each call gives the function one value to judge
+# against one part of the tool's entry ("args" or "returns").
+
+Advise = Callable[[Any, Any, list[str], dict], str]  # (spec, value, expected reasons, result) -> hint
+
+
+def expect_reasons(case: Any, part: str, reasons: Callable[[Any, Any], Iterable[str]]) -> list[list[str]]:
+    """Per call, every reason that really fails (any one is right), from the oracle's `reasons`."""
+    spec = values.decode(case.table[case.tool][part])
+    return [sorted(reasons(spec, values.decode(given))) for given in case.calls]
+
+
+def compare_reasons(
+    case: Any, fn: str, part: str, expected: list[list[str]], observation: dict, advise: Advise
+) -> Mismatch | None:
+    """The first call whose answer is no right reason (nor None where nothing fails), with its hint."""
+    spec = values.decode(case.table[case.tool][part])
+    for given, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
+        if not reason_ok(value_of(result), reasons):
+            return Mismatch(
+                f"{fn}({case.tool!r}, {py(given, 10_000)})",
+                one_of(reasons),
+                got_text(result),
+                advise(spec, values.decode(given), reasons, result),
+            )
+    return None
 
 
 # ── writing a case as Python ─────────────────────────────────────────────────

@@ -24,8 +24,18 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from grader.kit import draw, values
-from grader.kit.checks.common import REGION, call, entry, got_text, one_of, py, reason_ok, request, show_table, value_of
+from grader.kit import draw
+from grader.kit.checks.common import (
+    REGION,
+    call,
+    compare_reasons,
+    entry,
+    expect_reasons,
+    request,
+    safe_values,
+    show_table,
+    value_of,
+)
 from grader.kit.probing import Mismatch, Stage
 from grader.kit.trusted import oracle
 
@@ -44,22 +54,11 @@ def probe(case: Case) -> dict:
 
 
 def expect(case: Case) -> list[list[str]]:
-    """Per call, every reason that really fails (any one is right)."""
-    contract = values.decode(case.table[case.tool]["args"])
-    return [sorted(oracle.arg_reasons(contract, values.decode(args))) for args in case.calls]
+    return expect_reasons(case, "args", oracle.arg_reasons)
 
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
-    contract = values.decode(case.table[case.tool]["args"])
-    for args, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
-        if not reason_ok(value_of(result), reasons):
-            return Mismatch(
-                f"check_args({case.tool!r}, {py(args, 10_000)})",
-                one_of(reasons),
-                got_text(result),
-                advise(contract, values.decode(args), reasons, result),
-            )
-    return None
+    return compare_reasons(case, "check_args", "args", expected, observation, advise)
 
 
 def show(case: Case) -> str:
@@ -208,46 +207,8 @@ def _safe_spec(d, kind: str | None = None, item: bool = False) -> dict:
     return spec
 
 
-def _safe_value(d, spec: dict):
-    kind = spec["type"]
-    if "allowed" in spec:
-        return draw.pick(d, spec["allowed"])
-    if kind in ("int", "float"):
-        low, high = spec.get("min"), spec.get("max")
-        if low is not None and high is not None:
-            values_inside = (
-                [low + step * (high - low) for step in (0.25, 0.5, 0.75)]
-                if kind == "float"
-                else list(range(low + 1, high))
-            )
-        elif low is not None:
-            values_inside = (
-                [low + step for step in (1.5, 3.25, 7.5)] if kind == "float" else [low + 1, low + 3, low + 7]
-            )
-        elif high is not None:
-            values_inside = (
-                [high - step for step in (1.5, 3.25, 7.5)] if kind == "float" else [high - 1, high - 3, high - 7]
-            )
-        else:
-            values_inside = [12.5, -3.75, 1e5 + 0.5] if kind == "float" else [12, -3, 1000]
-        values_inside = [value for value in values_inside if value != 0] or values_inside
-        value = draw.pick(d, values_inside)
-        return float(value) if kind == "float" else int(value)
-    if kind == "str":
-        return d(draw.TEXT1)
-    if kind == "bool":
-        return True
-    if kind == "list":
-        return [d(draw.LEAF) for _ in range(d(st.integers(1, 3)))]
-    return {name: d(draw.LEAF) for name in draw.names(d, 1, 2)}
-
-
 def _safe_contract(d, least: int = 0, most: int = 3) -> dict:
     return {name: _safe_spec(d) for name in draw.names(d, least, most)}
-
-
-def _safe_args(d, contract: dict) -> dict:
-    return {name: _safe_value(d, spec) for name, spec in contract.items()}
 
 
 # A plant: the spec of an arg added for the mistake, and its bad value (None: the arg is left out).
@@ -323,7 +284,7 @@ def cases(d, *mistakes: str) -> Case:
         carried[name] = bad_value
     calls = []
     for _ in range(d(st.integers(1, 3))):
-        args = _safe_args(d, {name: spec for name, spec in contract.items() if name not in carried})
+        args = safe_values(d, {name: spec for name, spec in contract.items() if name not in carried})
         args = {name: args[name] for name in contract if name in args}  # the contract's order
         for name, bad_value in carried.items():
             if bad_value:
@@ -374,7 +335,7 @@ def nested(d) -> Case:
     contract = _safe_contract(d, 0, 2)
     name = draw.fresh_name(contract, d(draw.NAMES))
     contract = draw.with_arg(contract, name, spec, d(st.integers(0, 2)))
-    args = {**_safe_args(d, {key: spec for key, spec in contract.items() if key != name}), name: value}
+    args = {**safe_values(d, {key: spec for key, spec in contract.items() if key != name}), name: value}
     tool = d(draw.NAMES)
     return Case({tool: entry(args=contract)}, tool, (args,))
 

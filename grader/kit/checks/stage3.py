@@ -21,17 +21,18 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from grader.kit import draw, values
+from grader.kit import draw
 from grader.kit.checks.common import (
     ETA_RETURNS,
     SEED_RETURNS,
     call,
+    compare_reasons,
     entry,
+    expect_reasons,
     got_text,
-    one_of,
     py,
-    reason_ok,
     request,
+    safe_values,
     show_table,
     value_of,
 )
@@ -51,19 +52,11 @@ def probe(case: Case) -> dict:
 
 
 def expect(case: Case) -> list[list[str]]:
-    """Per value, every reason that really fails (any one is right)."""
-    spec = values.decode(case.table[case.tool]["returns"])
-    return [sorted(oracle.result_reasons(spec, values.decode(value))) for value in case.calls]
+    return expect_reasons(case, "returns", oracle.result_reasons)
 
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
-    returns = values.decode(case.table[case.tool]["returns"])
-    for value, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
-        if not reason_ok(value_of(result), reasons):
-            return _mismatch(
-                case, value, one_of(reasons), result, advise(returns, values.decode(value), reasons, result)
-            )
-    return None
+    return compare_reasons(case, "check_result", "returns", expected, observation, advise)
 
 
 def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
@@ -219,39 +212,8 @@ def _safe_spec(d, kind: str | None = None) -> dict:
     return spec
 
 
-def _safe_value(d, spec: dict):
-    kind = spec["type"]
-    if kind in ("int", "float"):
-        low, high = spec.get("min"), spec.get("max")
-        if low is not None and high is not None:
-            inside = (
-                [low + step * (high - low) for step in (0.25, 0.5, 0.75)]
-                if kind == "float"
-                else list(range(low + 1, high))
-            )
-        elif low is not None:
-            inside = [low + 1.5, low + 3.25, low + 7.5] if kind == "float" else [low + 1, low + 3, low + 7]
-        elif high is not None:
-            inside = [high - 1.5, high - 3.25, high - 7.5] if kind == "float" else [high - 1, high - 3, high - 7]
-        else:
-            inside = [12.5, -3.75, 1e5 + 0.5] if kind == "float" else [12, -3, 1000]
-        value = draw.pick(d, [number for number in inside if number != 0] or inside)
-        return float(value) if kind == "float" else int(value)
-    if kind == "str":
-        return d(draw.TEXT1)
-    if kind == "bool":
-        return True
-    if kind == "list":
-        return [d(draw.LEAF) for _ in range(d(st.integers(1, spec.get("max_len", 4) - 1)))]
-    return {name: d(draw.LEAF) for name in draw.names(d, 1, 2)}
-
-
 def _safe_returns(d, least: int = 0, most: int = 3) -> dict:
     return {name: _safe_spec(d) for name in draw.names(d, least, most)}
-
-
-def _safe_dict(d, returns: dict) -> dict:
-    return {key: _safe_value(d, spec) for key, spec in returns.items()}
 
 
 def _plant_shape(d):
@@ -300,7 +262,7 @@ def cases(d, mistake: str | None = None) -> Case:
         returns = draw.with_arg(returns, key, spec, d(st.integers(0, 3)))
     calls = []
     for _ in range(d(st.integers(1, 3))):
-        value = _safe_dict(d, {name: spec for name, spec in returns.items() if not mistake or name != key})
+        value = safe_values(d, {name: spec for name, spec in returns.items() if not mistake or name != key})
         if mistake:
             bad = bad_value(d)
             if bad is not None:
@@ -342,7 +304,7 @@ def bad_items(d) -> Case:
     key = draw.fresh_name(returns, d(draw.NAMES))
     returns = draw.with_arg(returns, key, spec, d(st.integers(0, 2)))
     tool = d(draw.NAMES)
-    rest = _safe_dict(d, {name: spec for name, spec in returns.items() if name != key})
+    rest = safe_values(d, {name: spec for name, spec in returns.items() if name != key})
     return Case({tool: entry(returns=returns)}, tool, ({**rest, key: value},))
 
 
@@ -368,7 +330,7 @@ def odd_values(d) -> Case:
     returns = {name: {"type": draw.pick(d, _ODD_KINDS)} for name in draw.names(d, 1, 3)}
     calls = []
     for _ in range(d(st.integers(1, 3))):
-        value = _safe_dict(d, returns)
+        value = safe_values(d, returns)
         for key in list(value):
             if d(draw.BOOL):
                 value[key] = draw.pick(d, _ODD)

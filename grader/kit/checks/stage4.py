@@ -466,14 +466,7 @@ def answers_ok():
     return ok_or_failing()
 
 
-@STAGE.check(
-    number=2,
-    points=2,
-    examples=4,
-    always=INCIDENTS["unknown"],
-    compare=compare_with(refusal_problem),
-    spec=(SPEC["unknown"],),
-)
+@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"], spec=(SPEC["unknown"],))
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
@@ -483,14 +476,7 @@ def refuses_unknown_tools():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown tool", "args not a dict")))
 
 
-@STAGE.check(
-    number=3,
-    points=3,
-    examples=4,
-    always=INCIDENTS["bad args"],
-    compare=compare_with(refusal_problem),
-    spec=(SPEC["bad args"],),
-)
+@STAGE.check(number=3, points=3, examples=4, always=INCIDENTS["bad args"], spec=(SPEC["bad args"],))
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
@@ -499,14 +485,7 @@ def refuses_bad_args_without_running():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
 
-@STAGE.check(
-    number=4,
-    points=3,
-    examples=4,
-    always=INCIDENTS["raise"],
-    compare=compare_with(refusal_problem),
-    spec=(SPEC["raise"], SPEC["let out"]),
-)
+@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["raise"], spec=(SPEC["raise"], SPEC["let out"]))
 def catches_exceptions():
     """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets KeyboardInterrupt, SystemExit and GeneratorExit out
 
@@ -516,14 +495,7 @@ def catches_exceptions():
     return cases("raise", ("ok",))
 
 
-@STAGE.check(
-    number=5,
-    points=3,
-    examples=4,
-    always=INCIDENTS["bad result"],
-    compare=compare_with(refusal_problem),
-    spec=(SPEC["result"],),
-)
+@STAGE.check(number=5, points=3, examples=4, always=INCIDENTS["bad result"], spec=(SPEC["result"],))
 def checks_results():
     """call_tool checks the result: result:<reason> for a value check_result refuses
 
@@ -532,14 +504,7 @@ def checks_results():
     return cases("bad result", ("ok",))
 
 
-@STAGE.check(
-    number=6,
-    points=1,
-    examples=3,
-    always=INCIDENTS["order"],
-    compare=compare_with(refusal_problem),
-    spec=(SPEC["order"],),
-)
+@STAGE.check(number=6, points=1, examples=3, always=INCIDENTS["order"], spec=(SPEC["order"],))
 def checks_in_order():
     """call_tool checks the name first: an unknown name is tool:unknown:<name> whatever the args
 
