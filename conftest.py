@@ -1,11 +1,12 @@
 """For the whole suite (tests/ and notebooks/) under pytest-xdist, as `make test` runs it (-n auto).
 
 - Scheduling: every test is its own unit of work, except that a notebook's cells (one
-  test each, run in order in one kernel) go to one worker together, and so do the
-  browser tests (one JupyterLab and one Chromium at a time: on two cores, two of each
-  make both slow). Bigger units are handed out first. xdist's own loadgroup does not do
-  this here: it marks a test's group by rewriting a nodeid attribute that pytest 9 no
-  longer reads, so the marks were silently ignored and notebooks split across workers.
+  test each, run in order in one kernel) go to one worker together, so do the tests of a
+  file that share one dear module fixture (ONE_FIXTURE), and so do the browser tests
+  (one JupyterLab and one Chromium at a time: on two cores, two of each make both slow).
+  Bigger units are handed out first. xdist's own loadgroup does not do this here: it marks
+  a test's group by rewriting a nodeid attribute that pytest 9 no longer reads, so the
+  marks were silently ignored and notebooks split across workers.
 - The controller reports a test only when it ends, so a few long tests (the browser
   tests, the kit's notebooks) would leave minutes of silence: after QUIET seconds with no
   report it names what is still running, and how long it has been.
@@ -19,6 +20,9 @@ QUIET = 30  # seconds
 
 
 BROWSER_TESTS = re.compile(r"tests/test_browser_\w+\.py")
+# Test files whose module-scoped fixture is dear (cosmic-ray enumerating the reference's
+# mutants: seconds): their tests go to one worker together, so the fixture is built once.
+ONE_FIXTURE = {"tests/test_mutation_tool.py"}
 
 
 def work_unit(nodeid: str) -> str:
@@ -28,6 +32,8 @@ def work_unit(nodeid: str) -> str:
         return path
     if BROWSER_TESTS.fullmatch(path):
         return "browser"
+    if path in ONE_FIXTURE:
+        return path
     return nodeid
 
 

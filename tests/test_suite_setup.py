@@ -116,3 +116,9 @@ print(len(names)); print("\\n".join(failed))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     count, *failed = out.strip().split("\n")
     assert int(count) > 40 and failed == [], failed
+
+
+def test_the_mutation_tools_tests_share_one_worker_so_its_mutants_are_enumerated_once(pytestconfig):
+    work_unit = root_conftest(pytestconfig).work_unit
+    units = {work_unit(f"tests/test_mutation_tool.py::test_{n}") for n in range(5)}
+    assert units == {"tests/test_mutation_tool.py"}
