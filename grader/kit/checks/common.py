@@ -173,3 +173,18 @@ def show_body(steps: list[dict]) -> str:
     if len(said) > 1:
         said[-1] += " from then on"
     return ", then ".join(said)
+
+
+def plant_range(d) -> tuple[dict, Callable]:
+    """A number spec with a bound or two, and a draw of a value outside them (stages 2 and 3 plant it alike)."""
+    kind = draw.pick(d, ("int", "float"))
+    spec = {"type": kind, **draw.bounds(d, kind, draw.pick(d, ("both", "min", "max")))}
+    return spec, lambda d: outside_not_zero(d, spec)
+
+
+def outside_not_zero(d, spec: dict):
+    """A number outside the spec's bounds, never 0 (the edge of a falsy value, 2.3's and 3.4's): farther out."""
+    value = draw.outside(d, spec)
+    if value == 0:
+        value = spec["min"] - 100 if "min" in spec and not spec["min"] <= 0 else spec["max"] + 100
+    return float(value) if spec["type"] == "float" else value

@@ -31,6 +31,7 @@ from grader.kit.checks.common import (
     compare_reasons,
     entry,
     expect_reasons,
+    plant_range,
     request,
     safe_values,
     show_table,
@@ -224,20 +225,6 @@ def _plant_type(d):
     return spec, lambda d: draw.pick(d, wrong)
 
 
-def _plant_range(d):
-    kind = draw.pick(d, ("int", "float"))
-    spec = {"type": kind, **draw.bounds(d, kind, draw.pick(d, ("both", "min", "max")))}
-    return spec, lambda d: _outside(d, spec)
-
-
-def _outside(d, spec: dict):
-    """A number outside the spec's bounds, never 0 (2.3's edge: a falsy value): farther out on its side."""
-    value = draw.outside(d, spec)
-    if value == 0:
-        value = spec["min"] - 100 if "min" in spec and not spec["min"] <= 0 else spec["max"] + 100
-    return float(value) if spec["type"] == "float" else value
-
-
 def _plant_allowed(d):
     kind = draw.pick(d, ("str", "int"))
     if kind == "str":
@@ -263,7 +250,7 @@ def _plant_blatant(d, how: str):
 _PLANTS: dict[str, Callable[..., tuple]] = {  # mistake: (d) -> (spec, bad value or None)
     "missing": _plant_missing,
     "type": _plant_type,
-    "range": _plant_range,
+    "range": plant_range,
     "allowed": _plant_allowed,
     **{f"blatant {how}": lambda d, how=how: _plant_blatant(d, how) for how in ("type", "range", "allowed", "missing")},
 }

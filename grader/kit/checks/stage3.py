@@ -30,6 +30,7 @@ from grader.kit.checks.common import (
     entry,
     expect_reasons,
     got_text,
+    plant_range,
     py,
     request,
     safe_values,
@@ -232,22 +233,8 @@ def _plant_too_big(d):
     return spec, lambda d: [d(draw.LEAF) for _ in range(spec["max_len"] + d(st.integers(1, 5)))] or [1]
 
 
-def _plant_range(d):
-    kind = draw.pick(d, ("int", "float"))
-    spec = {"type": kind, **draw.bounds(d, kind, draw.pick(d, ("both", "min", "max")))}
-    return spec, lambda d: _outside(d, spec)
-
-
-def _outside(d, spec: dict):
-    """A number outside the spec's bounds, never 0 (3.4's edge: a falsy value): farther out on its side."""
-    value = draw.outside(d, spec)
-    if value == 0:
-        value = spec["min"] - 100 if "min" in spec and not spec["min"] <= 0 else spec["max"] + 100
-    return float(value) if spec["type"] == "float" else value
-
-
 _EMPTY = {"str": "", "list": [], "dict": {}}
-_PLANTS = {"shape": _plant_shape, "empty": _plant_empty, "too_big": _plant_too_big, "range": _plant_range}
+_PLANTS = {"shape": _plant_shape, "empty": _plant_empty, "too_big": _plant_too_big, "range": plant_range}
 
 
 @st.composite
