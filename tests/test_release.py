@@ -442,25 +442,9 @@ def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(ki
         assert ("your own stage" in report) == (stage > 1)
 
 
-def test_the_kits_check_passes_the_reference_and_make_test_says_so(finished_kit):
-    finished = finished_kit
-    for stage, report in zip(NOTEBOOKS, kit_check(finished, [(stage, None) for stage in NOTEBOOKS]), strict=True):
-        assert "✗" not in report and f"{STAGE_POINTS[stage]} / {STAGE_POINTS[stage]} points" in report, report
-    assert "python -m grader.kit.selfcheck" in (finished / "Makefile").read_text()
-    done = subprocess.run(
-        [sys.executable, "-m", "grader.kit.selfcheck"],
-        cwd=finished,
-        env=kit_env(finished),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0 and "✗" not in done.stdout, done.stdout[-3000:]
-    assert done.stdout.count("\n") == 1 and done.stdout.startswith("6 of 6 stages pass"), done.stdout
-
-
-def test_make_test_on_the_skeleton_is_one_line_naming_what_shows_why(kit):
-    done = subprocess.run(
+def selfcheck(kit: Path) -> subprocess.CompletedProcess:
+    """The kit's `make test`: its one-line summary of every stage."""
+    return subprocess.run(
         [sys.executable, "-m", "grader.kit.selfcheck"],
         cwd=kit,
         env=kit_env(kit),
@@ -468,6 +452,20 @@ def test_make_test_on_the_skeleton_is_one_line_naming_what_shows_why(kit):
         text=True,
         timeout=300,
     )
+
+
+def test_the_kits_check_passes_the_reference_and_make_test_says_so(finished_kit):
+    finished = finished_kit
+    for stage, report in zip(NOTEBOOKS, kit_check(finished, [(stage, None) for stage in NOTEBOOKS]), strict=True):
+        assert "✗" not in report and f"{STAGE_POINTS[stage]} / {STAGE_POINTS[stage]} points" in report, report
+    assert "python -m grader.kit.selfcheck" in (finished / "Makefile").read_text()
+    done = selfcheck(finished)
+    assert done.returncode == 0 and "✗" not in done.stdout, done.stdout[-3000:]
+    assert done.stdout.count("\n") == 1 and done.stdout.startswith("6 of 6 stages pass"), done.stdout
+
+
+def test_make_test_on_the_skeleton_is_one_line_naming_what_shows_why(kit):
+    done = selfcheck(kit)
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stdout.count("\n") == 1 and done.stdout.startswith("0 of 6 stages pass"), done.stdout
     assert done.stdout.rstrip().endswith("see why: .venv/bin/python -m grader check 1")
