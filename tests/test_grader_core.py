@@ -64,6 +64,18 @@ def test_checks_split_100_points_over_the_stages_and_say_what_they_check():
     assert len(labels) == len(set(labels))
 
 
+def test_the_json_schema_verdict_is_remembered_per_schema_not_per_look_alike():
+    """True == 1 in Python: a verdict remembered by == would pass `"minimum": True`, which the meta-schema refuses."""
+    from grader.kit.checks.stage1 import meta_problem
+
+    valid = {"type": "object", "properties": {"x": {"type": "integer", "minimum": 1}}}
+    refused = {"type": "object", "properties": {"x": {"type": "integer", "minimum": True}}}
+    assert valid == refused
+    for _ in range(2):  # the second time from memory
+        assert meta_problem(valid) is None
+        assert meta_problem(refused) == "True is not of type 'number'"
+
+
 # ── correct modules get 100 ──────────────────────────────────────────────────
 
 

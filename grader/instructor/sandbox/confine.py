@@ -13,8 +13,8 @@ The layers, outermost first:
   capability but CAP_DAC_READ_SEARCH where Landlock decides what it reads (so a
   Python under /root stays importable): it cannot chattr +i, raise a hard limit,
   signal or ptrace the grader, or write what only root writes. The uid is 1,000,000,000 + its pid: unique while it
-  lives, so it cannot signal a classmate's child either, and `sweep` can kill every
-  process it ever started by uid alone;
+  lives, so it cannot signal a classmate's child either, and the zygote's sweep
+  (sweeper.py) can kill every process it ever started by uid alone;
 - no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind;
 - Landlock (grader/instructor/sandbox/landlock.py): reads of an allow-list only, writes
   in its workdir only, no signals or abstract sockets outside its domain;
@@ -216,23 +216,3 @@ def _cap(limits: dict, own_user: bool) -> None:
         caps.append((resource.RLIMIT_NPROC, PROCESSES, PROCESSES))
     for which, soft, hard in caps:
         resource.setrlimit(which, (soft, hard))
-
-
-def sweep(uid: int) -> None:
-    """Kill every process of the child's uid (as root): what it left behind, however it hid.
-
-    kill(-1) as that uid reaches every process that uid may signal, which is every
-    process of that uid and nothing else. Done in a short-lived fork that takes the uid,
-    again until none is left: a process forked while the first kill went round is not missed.
-    """
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setresuid(uid, uid, uid)  # no capabilities left: kill() reaches that uid alone
-            for _ in range(1000):
-                os.kill(-1, signal.SIGKILL)
-                os.kill(-1, 0)  # ProcessLookupError: none of that uid is left
-        except BaseException:
-            pass
-        os._exit(0)
-    os.waitpid(pid, 0)

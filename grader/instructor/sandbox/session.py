@@ -4,8 +4,8 @@ The child lives under every layer grader/instructor/sandbox/confine.py lists. It
 to the grader only through a private pair of pipes (grader/kit/channel.py); every frame
 it sends is read as hostile (grader/kit/session.py's Exchange), and its tool bodies run
 here. The grader enforces the deadlines itself, with select(): a child that ignores or
-blocks signals still gets SIGKILL. Closing a session kills the child's process group,
-then, as root, every process of the child's own uid; the zygote reaps what is left.
+blocks signals still gets SIGKILL. Closing a session kills the child's process group;
+the zygote then kills, as root, every process of the child's own uid, and reaps them.
 Its workdir is then removed, and a workdir that cannot be removed is said, never
 passed over.
 """
@@ -25,7 +25,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.instructor.sandbox import confine
+from grader.instructor.sandbox import confine, sweeper
 from grader.instructor.sandbox import zygote as zygote_module
 from grader.kit import intake
 from grader.kit.channel import FRAME, frame
@@ -288,7 +288,7 @@ class SandboxSession:
         )
 
     def _end(self) -> int:
-        """Kill the child, its group and (as root) its uid, have the zygote reap it; its wait status.
+        """Kill the child and its group, have the zygote kill (as root) its uid and reap it; its wait status.
 
         Until the zygote reaps the child its pid cannot be reused, so killpg(pid) cannot
         hit a stranger. The pid as well: the child may not have called setsid() yet.
@@ -297,11 +297,11 @@ class SandboxSession:
             for kill in (os.killpg, os.kill):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     kill(self.pid, signal.SIGKILL)
-            if self.uid is not None:
-                confine.sweep(self.uid)
             try:
-                self._status = self._zygote.ask({"op": "reap", "pid": self.pid})["status"]
+                self._status = self._zygote.ask({"op": "reap", "pid": self.pid, "uid": self.uid})["status"]
             except GraderError:  # the zygote is gone, and the child with it (its parent-death signal)
+                if self.uid is not None:  # but not what the child left behind
+                    sweeper.sweep(self.uid)
                 self._status = signal.SIGKILL  # a wait status: killed by SIGKILL
         return self._status
 

@@ -4,16 +4,20 @@ A child forked from the grading process would hold all of it in memory: the orac
 the checks, the seed; `del sys.modules[...]` hides nothing from `gc.get_objects()`.
 So the grader starts this process with `python -m grader.instructor.sandbox.zygote`,
 with an empty environment and nothing of the grading run on its command line. It
-imports only PRELOAD (third-party modules a submission uses, agtool.inventory and
-agtool.contract, the lab's modules a student's tools.py imports, the child-side
-runner and the sandbox's own confinement code), then forks one child per request.
+starts its sweeper (sweeper.py: it kills what a child left behind, and a fork from a
+small process is cheap), then imports only PRELOAD (third-party modules a submission
+uses, agtool.inventory and agtool.contract, the lab's modules a student's tools.py
+imports, the child-side runner and the sandbox's own confinement code), then forks
+one child per request.
 A child probing stage N imports the trusted code of the stages below N (stage
 isolation needs it) after the fork, before the fence goes up, and nothing more.
 
 Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON message each way:
   {"op": "fork", "job": {...}} + two fds (the child's ends of its channel) -> {"pid": p}
-  {"op": "reap", "pid": p}        -> {"status": wait status}  (strays, this zygote's other
-                                     children, are killed and reaped too)
+  {"op": "reap", "pid": p, "uid": u | None}
+                                  -> {"status": wait status}  (every process of uid u is killed
+                                     first, as root; strays, this zygote's other children, are
+                                     killed and reaped too)
 The zygote dies with the grader (PDEATHSIG), and its children with it.
 """
 
@@ -27,6 +31,8 @@ import signal
 import socket
 import sys
 import traceback
+
+from grader.instructor.sandbox.sweeper import Sweeper
 
 PRELOAD = (
     "langgraph.graph",
@@ -53,6 +59,7 @@ def main() -> None:
         return
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # a submission's orphans come back here
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the grader's to handle
+    sweeper = Sweeper() if os.geteuid() == 0 else None  # before the preloads: small
     for name in PRELOAD:
         importlib.import_module(name)
     gc.collect()
@@ -77,9 +84,11 @@ def main() -> None:
             children.add(pid)
             control.send(json.dumps({"pid": pid}).encode())
         elif order["op"] == "reap":
+            if sweeper and order.get("uid") is not None:
+                sweeper.sweep(order["uid"])
             status = os.waitpid(order["pid"], 0)[1] if order["pid"] in children else 0
             children.discard(order["pid"])
-            _kill_strays(children)
+            _kill_strays(children | {sweeper.pid} if sweeper else children)
             control.send(json.dumps({"status": status}).encode())
     # The grader is going: nothing of ours outlives this process, not even as a zombie.
     for pid in children:

@@ -240,10 +240,28 @@ def parameters_problem(want: dict, schema) -> str | None:
     """Is `schema` valid JSON Schema that says what `want` (the oracle's schema of the contract) says?"""
     if type(schema) is not dict:
         return "parameters is not a JSON Schema object"
-    error = jsonschema.exceptions.best_match(meta_validator(schema).iter_errors(schema))
-    if error is not None:
-        return f"parameters is not valid JSON Schema: {error.message}"
+    invalid = meta_problem(schema)
+    if invalid is not None:
+        return f"parameters is not valid JSON Schema: {invalid}"
     return schema_problem(want, schema, "parameters")
+
+
+_META_PROBLEMS: dict[str, str | None] = {}  # repr(schema) -> meta_problem(schema)
+
+
+def meta_problem(schema: dict) -> str | None:
+    """Why `schema` is not valid JSON Schema (jsonschema's best match), or None.
+
+    Remembered by the schema's repr, which tells apart every value an answer can hold
+    (1, 1.0, True and "1"; key order too, at worst a miss): at one seed a class hands in
+    the same schemas again and again, and each costs the 2020-12 meta-schema a few ms."""
+    key = repr(schema)
+    if key not in _META_PROBLEMS:
+        error = jsonschema.exceptions.best_match(meta_validator(schema).iter_errors(schema))
+        if len(_META_PROBLEMS) >= 4096:
+            _META_PROBLEMS.clear()
+        _META_PROBLEMS[key] = None if error is None else error.message
+    return _META_PROBLEMS[key]
 
 
 @functools.cache

@@ -3,7 +3,9 @@
 # a child in its process group, a double-forked daemon in a session of its own, a
 # second one that forks three generations more, and a program started in a new
 # session (or, where running programs is refused, a fork in a new session). It appends their pids to spawned.pids in its working directory, so the
-# test can check that none outlives the grading.
+# test can check that none outlives the grading. And a racer, in a session of its own,
+# forks all the time (children that live a moment), so that some fork is under way
+# when the grader's sweep of its uid goes round: none of them may outlive it either.
 import os
 import signal
 import subprocess
@@ -27,6 +29,24 @@ def _daemon(generations, report):
     _linger()
 
 
+def _racer():
+    os.setsid()
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_IGN)
+    while True:
+        try:
+            if os.fork() == 0:
+                time.sleep(0.05)
+                os._exit(0)
+        except OSError:  # the sandbox's cap on processes: wait for some to end
+            time.sleep(0.01)
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+
+
 def _spawn():
     child = os.fork()
     if child == 0:
@@ -39,6 +59,12 @@ def _spawn():
                 _daemon(generations, write_end)
             os._exit(0)             # the double fork: the daemons lose their parent
         os.waitpid(middle, 0)
+    middle = os.fork()
+    if middle == 0:
+        if os.fork() == 0:
+            _racer()
+        os._exit(0)
+    os.waitpid(middle, 0)
     try:
         program = subprocess.Popen(["sleep", "600"], start_new_session=True).pid
     except OSError:             # where the sandbox refuses to run programs: a new session all the same
