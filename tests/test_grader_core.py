@@ -156,6 +156,58 @@ def test_a_seed_fixes_the_draws_and_another_seed_draws_others(only):
     assert _draws(1, only) != _draws(2, only)
 
 
+def test_the_draws_come_from_the_seed_alone_not_from_what_the_process_imported(tmp_path, monkeypatch):
+    """Hypothesis draws literal constants of the process's local modules too: a student's own module, loaded
+    by check() in a notebook, or whatever the grading process imported first, would change the draws."""
+    checks = ("3.3", "4.1", "5.1", "6.3")  # where those constants changed the draws (Hypothesis 6.170)
+    before = [_draws(0, only) for only in checks]
+    (tmp_path / "constants_of_a_module.py").write_text(
+        "FLOATS = (0.25, 1.75, 3.125, -2.5, 0.875, 5.5, 8.25, -7.75, 2.0625, 4.375)\n"
+        "TEXTS = ('b', 'ab', '가', 'a a', 'bb가', 'ba')\n"
+        "INTS = (-8, -6, 9, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 83, 89, 97, 101)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sys.modules, "constants_of_a_module", __import__("constants_of_a_module"))
+    assert [_draws(0, only) for only in checks] == before
+
+
+def test_cases_replayed_from_an_earlier_submission_give_what_hypothesis_gives(tmp_path, monkeypatch):
+    """A check's draws are drawn once a process and replayed to the next submission (grader/kit/probing.py):
+    the same verdicts, failures and shrunk inputs as Hypothesis drawing afresh, a failing replay included."""
+    from grader.kit import probing
+
+    monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
+    drawn_again = []  # checks sent back to Hypothesis after a replayed case failed
+    draw = probing._draw
+
+    def watched(check, seed, scale, probe_once):
+        if (check.label, check.cases, seed, scale) in probing._PASSED_DRAWS:
+            drawn_again.append(check.label)
+        draw(check, seed, scale, probe_once)
+
+    monkeypatch.setattr(probing, "_draw", watched)
+    names = (
+        "limit_up_to_3.py",
+        "no_upgrade_link.py",
+        "nan_passes.py",
+        "empty_not_caught.py",
+        "door_keeps_bad_value.py",
+        "keys_not_sorted.py",
+        "no_attempt_limit.py",
+    )  # one or more a stage; the first two fail only in a drawn case
+    submissions = [(REFERENCE, tuple(FULL))] + [
+        (write_patched(tmp_path, name, *BROKEN[name][:2]), (BROKEN[name][2],)) for name in names
+    ]
+    fresh = []
+    for path, stages in submissions:
+        probing._PASSED_DRAWS.clear()
+        fresh.append(_comparable(grade(str(path), LocalSession, seed=6, stages=stages)))
+    probing._PASSED_DRAWS.clear()
+    replayed = [_comparable(grade(str(path), LocalSession, seed=6, stages=stages)) for path, stages in submissions]
+    assert replayed == fresh
+    assert drawn_again  # some failure was found in a replayed case, not in a fixed one
+
+
 def test_the_replay_command_replays_the_same_failure(tmp_path):
     path = write_patched(tmp_path, "tools.py", *BROKEN["bool_accepted_as_int.py"][:2])
     whole = grade(str(path), LocalSession, seed=3, stages=(2,))

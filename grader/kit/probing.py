@@ -8,9 +8,11 @@ the student kit can judge without the oracle: expect (case -> what a correct
 module gives, as JSON data, from grader/oracle.py) and compare (case, expected,
 observation -> Mismatch or None, no oracle). A check's judge is the two in turn.
 
-`run_check` draws cases seeded (same seed, same draws), sends each to the
-session, and on the first mismatch lets Hypothesis shrink it; the last failing
-case it records is the smallest one found. Shrinking is capped by a count of
+`run_check` draws cases seeded (same seed, same draws: from the seed alone, not
+from what the process imported), sends each to the session, and on the first
+mismatch lets Hypothesis shrink it; the last failing case it records is the
+smallest one found. Draws that passed are replayed to the next submission
+without drawing them again. Shrinking is capped by a count of
 cases, not by time, so the result stays reproducible. `run_public` judges the
 kit's fixed public probes instead (grader/public.py), smallest first.
 """
@@ -33,6 +35,27 @@ if TYPE_CHECKING:  # a type only: importing session here (it imports trusted, th
     from grader.kit.session import Session
 
 SHRINK_CASES = 100  # cases tried after the first failure, at most
+
+
+def _draws_from_the_seed_alone() -> None:
+    """Keep the literal constants of the process's own modules out of Hypothesis's draws.
+
+    Hypothesis (6.131 on) draws, now and then, a constant it found in the source of a "local"
+    module, any module loaded from outside site-packages and the standard library. The grader's
+    draws at a seed would then depend on what its process happened to have imported: the student's
+    own module under check() in a notebook, a module the grader imports late, the order in which
+    a test run graded its files. Hypothesis has no setting for it, so its collector is replaced
+    with one that finds nothing, and what it may have cached is dropped; the standard constants
+    (0, -1, inf, empty strings) stay. tests/test_grader_core.py shows a new module changes no draw.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    nothing = providers.Constants()
+    providers._get_local_constants = lambda: nothing
+    providers.CONSTANTS_CACHE.cache.clear()
+
+
+_draws_from_the_seed_alone()
 
 
 @dataclass(frozen=True)
@@ -226,13 +249,46 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
     try:
         for case in check.always:
             probe_once(case)
-        _draw(check, seed, scale, probe_once)
+        _drawn(check, seed, scale, probe_once, found)
     except (_Stop, _Failed):
         pass
     except Exception:  # Flaky (an answer that changes between runs), or Hypothesis gave up shrinking
         if found.failure is None and found.stop is None:
             raise
     return found.verdict(check)
+
+
+# (label, strategy, seed, scale) -> every case Hypothesis drew for the check, in order, when all of them passed.
+_PASSED_DRAWS: dict[tuple[str, st.SearchStrategy, int, float], tuple[Any, ...]] = {}
+
+
+def _drawn(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None], found: _Probing) -> None:
+    """The check's random cases: Hypothesis's draws, or the same cases again without Hypothesis.
+
+    The draws depend on the check, the seed and the scale alone, never on the answers, until
+    one is wrong: so once a submission has passed them all, this process replays that very
+    list to the next one, and Hypothesis's drawing (most of the grader's own time) is spent
+    once a check, not once a student. A replayed case that fails sends the check back to
+    Hypothesis from its first case, so the failure is found and shrunk as without the replay.
+    """
+    key = (check.label, check.cases, seed, scale)
+    replay = _PASSED_DRAWS.get(key)
+    if replay is not None:
+        inputs = found.inputs
+        try:
+            for case in replay:
+                probe_once(case)
+            return
+        except _Failed:  # Hypothesis again, from the start: its shrinking needs its own draws
+            found.failure, found.after, found.inputs = None, 0, inputs
+    drawn: list[Any] = []
+
+    def recorded(case: Any) -> None:
+        drawn.append(case)
+        probe_once(case)
+
+    _draw(check, seed, scale, recorded)
+    _PASSED_DRAWS[key] = tuple(drawn)  # no exception: every case passed
 
 
 def _draw(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> None:
