@@ -33,14 +33,19 @@ def sandbox_processes() -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            try:
-                status = Path(f"/proc/{entry}/status").read_text()
-            except OSError:
-                continue
-            uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
-            if uid >= UID_BASE:
+            uid = uid_of(int(entry))
+            if uid is not None and uid >= UID_BASE:
                 found.append(int(entry))
     return found
+
+
+def uid_of(pid: int) -> int | None:
+    """The real uid process `pid` runs as; None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
 
 
 def gone(pid: int) -> bool:

@@ -16,8 +16,10 @@ import pytest
 import agtool
 from grader.__main__ import main
 from grader.instructor.classroom import find_tools
+from grader.instructor.sandbox.confine import UID_BASE
 from grader.instructor.sandbox.session import SandboxSession
 from grader.kit.grading import grade
+from tests.sandboxing import uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -264,16 +266,7 @@ def command_line(pid: int) -> str:
 
 def sandbox_children(processes: set[tuple[int, str]]) -> list[int]:
     """The confined children among processes: each runs as a uid of its own, from 1,000,000,000 up."""
-    uids = {}
-    for pid, _ in processes:
-        try:  # status, not the owner of /proc/<pid>: a process that changed uid is not dumpable, so root owns it
-            status = Path(f"/proc/{pid}/status").read_text()
-            found = re.search(r"^Uid:\s+(\d+)", status, re.M)
-            assert found, status
-            uids[pid] = int(found[1])
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return [pid for pid, uid in uids.items() if uid >= 1_000_000_000]
+    return [pid for pid, _ in processes if (uid_of(pid) or 0) >= UID_BASE]
 
 
 def mentioning(text: str) -> list[int]:

@@ -16,7 +16,7 @@ import grader as grader_package
 from grader.instructor.sandbox import landlock
 from grader.instructor.sandbox.confine import Layers
 from grader.kit.errors import ChannelBroken, Crashed, SessionDied, TimedOut
-from tests.sandboxing import call, gone, session, submission
+from tests.sandboxing import call, gone, sandbox_processes, session, submission, uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -396,6 +396,45 @@ def test_a_child_dies_with_its_zygote_even_after_it_changed_uid(box):
             break
         time.sleep(0.05)
     assert gone(child) or _zombie(child)
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        found.update(map(int, Path(f"/proc/{pid}/task/{task}/children").read_text().split()))
+    return found
+
+
+@ROOT_ONLY
+def test_a_zygote_whose_sweeper_died_sweeps_by_itself_and_keeps_serving(tmp_path):
+    """The sweeper is the zygote's one child besides its sessions: if it dies, a reap sweeps from the zygote."""
+    import signal
+    import time
+
+    path = submission(
+        tmp_path / "student",
+        """
+        import os, signal, time
+        def linger():
+            if os.fork() == 0:
+                os.setsid()
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                time.sleep(600)
+            return os.getpid()
+        """,
+    )
+    first = session(path)
+    zygote = first._zygote.process.pid
+    (sweeper,) = _children(zygote) - {first.pid}
+    os.kill(sweeper, signal.SIGKILL)
+    while not _zombie(sweeper):
+        time.sleep(0.01)
+    assert call(first, "linger")["value"] == first.pid
+    first.close()
+    assert first.uid not in {uid_of(pid) for pid in sandbox_processes()}
+    with session(path) as second:
+        assert second._zygote.process.pid == zygote  # the same zygote: it did not die of the broken pipe
+        assert call(second, "linger")["value"] == second.pid
 
 
 def _zombie(pid: int) -> bool:

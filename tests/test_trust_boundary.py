@@ -20,7 +20,7 @@ from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import Limits, SandboxSession
 from grader.kit.grading import grade
 from grader.kit.report import feedback_markdown, write_feedback, write_results
-from tests.sandboxing import gone, sandbox_processes
+from tests.sandboxing import gone, sandbox_processes, uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -87,16 +87,8 @@ def graded(path: Path, seed: int = 3, layers=None):
     for box in Tracked.seen:  # nothing left: no process of its uid, no workdir, no zombie
         assert gone(box.pid) and not os.path.exists(box.workdir) and box.cleanup_problem is None
         if box.uid is not None:
-            assert box.uid not in {_uid(pid) for pid in sandbox_processes()}
+            assert box.uid not in {uid_of(pid) for pid in sandbox_processes()}
     return result
-
-
-def _uid(pid: int) -> int | None:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
 
 
 def test_every_hostile_twist_is_in_the_table():

@@ -60,9 +60,13 @@ class Sweeper:
         os.close(done_write)
 
     def sweep(self, uid: int) -> None:
-        os.write(self._ask, _UID.pack(uid))
-        if os.read(self._done, 1) != b"+":  # the sweeper is gone: sweep from here, at a fork's price
-            sweep(uid)
+        try:
+            os.write(self._ask, _UID.pack(uid))
+            if os.read(self._done, 1) == b"+":
+                return
+        except OSError:  # its pipe is broken
+            pass
+        sweep(uid)  # the sweeper is gone: sweep from here, at a fork's price
 
 
 def _serve(asks: int, done: int) -> None:
