@@ -14,11 +14,14 @@ BIN    := $(VENV)/bin
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=. notebooks/01_contract.ipynb
 
-# The lint first (fail fast: a minute or two, the suite takes many more), then every test,
+# The lint first (fail fast: a few seconds, the suite takes minutes), then every test,
 # on every core (pytest-xdist; conftest.py says which tests share a worker), then the stage
-# and grader tests again under the newest Python on the machine.
+# and grader tests again under the newest Python on the machine. The lab's own modules are
+# compiled to bytecode first: the suite starts a hundred Pythons (kernels, CLIs, zygotes), and
+# where PYTHONDONTWRITEBYTECODE is set (container images set it) each would compile them again.
 test: $(VENV)/.installed browser-deps
 	@$(MAKE) --no-print-directory lint
+	$(BIN)/python -m compileall -q agtool grader tests conftest.py
 	$(BIN)/python -m pytest -n auto
 	@$(MAKE) --no-print-directory test-newest
 
@@ -49,6 +52,7 @@ test-newest:
 	if [ -z "$$py" ]; then echo "test-newest: no Python 3.12 or later on this machine; the tests ran under $$($(BIN)/python -V) only"; \
 	else $(MAKE) --no-print-directory NEWEST_PYTHON="$$py" $(NEWEST_VENV)/.installed && \
 	  echo "test-newest: the stage and grader tests under $$($(NEWEST_VENV)/bin/python -V)" && \
+	  $(NEWEST_VENV)/bin/python -m compileall -q agtool grader tests && \
 	  $(NEWEST_VENV)/bin/python -m pytest -n auto -q -o addopts= -p no:cacheprovider $(NEWEST_TESTS); fi
 
 $(NEWEST_VENV)/.installed: requirements.txt pyproject.toml
