@@ -66,6 +66,7 @@ def test_checks_split_100_points_over_the_stages_and_say_what_they_check():
 
 def test_the_json_schema_verdict_is_remembered_per_schema_not_per_look_alike():
     """True == 1 in Python: a verdict remembered by == would pass `"minimum": True`, which the meta-schema refuses."""
+    from grader.kit.checks import stage1
     from grader.kit.checks.stage1 import meta_problem
 
     valid = {"type": "object", "properties": {"x": {"type": "integer", "minimum": 1}}}
@@ -74,6 +75,10 @@ def test_the_json_schema_verdict_is_remembered_per_schema_not_per_look_alike():
     for _ in range(2):  # the second time from memory
         assert meta_problem(valid) is None
         assert meta_problem(refused) == "True is not of type 'number'"
+    # A submission's huge answer is judged, not kept: the grading process outlives it, student after student.
+    huge = {"type": "object", "description": "x" * 100_000, "minimum": True}
+    assert meta_problem(huge) == "True is not of type 'number'"
+    assert not any(len(key) > 10_000 for key in stage1._META_PROBLEMS)
 
 
 # ── correct modules get 100 ──────────────────────────────────────────────────

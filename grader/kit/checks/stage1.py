@@ -256,12 +256,18 @@ def meta_problem(schema: dict) -> str | None:
     (1, 1.0, True and "1"; key order too, at worst a miss): at one seed a class hands in
     the same schemas again and again, and each costs the 2020-12 meta-schema a few ms."""
     key = repr(schema)
-    if key not in _META_PROBLEMS:
-        error = jsonschema.exceptions.best_match(meta_validator(schema).iter_errors(schema))
+    if key in _META_PROBLEMS:
+        return _META_PROBLEMS[key]
+    error = jsonschema.exceptions.best_match(meta_validator(schema).iter_errors(schema))
+    problem = None if error is None else error.message
+    if len(key) <= _REMEMBERED_CHARS:  # a submission's huge answers are judged, never kept
         if len(_META_PROBLEMS) >= 4096:
             _META_PROBLEMS.clear()
-        _META_PROBLEMS[key] = None if error is None else error.message
-    return _META_PROBLEMS[key]
+        _META_PROBLEMS[key] = problem
+    return problem
+
+
+_REMEMBERED_CHARS = 4096  # a schema of the lab's contracts takes a few hundred
 
 
 @functools.cache
