@@ -60,6 +60,7 @@ def main() -> None:
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # a submission's orphans come back here
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the grader's to handle
     sweeper = Sweeper() if os.geteuid() == 0 else None  # before the preloads: small
+    ours = {sweeper.pid} if sweeper else set()  # children that are not strays
     for name in PRELOAD:
         importlib.import_module(name)
     gc.collect()
@@ -88,7 +89,7 @@ def main() -> None:
                 sweeper.sweep(order["uid"])
             status = os.waitpid(order["pid"], 0)[1] if order["pid"] in children else 0
             children.discard(order["pid"])
-            _kill_strays(children | {sweeper.pid} if sweeper else children)
+            _kill_strays(children | ours)
             control.send(json.dumps({"status": status}).encode())
     # The grader is going: nothing of ours outlives this process, not even as a zombie.
     for pid in children:

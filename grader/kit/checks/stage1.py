@@ -247,6 +247,7 @@ def parameters_problem(want: dict, schema) -> str | None:
 
 
 _META_PROBLEMS: dict[str, str | None] = {}  # repr(schema) -> meta_problem(schema)
+_REMEMBERED_CHARS = 4096  # a schema of the lab's contracts takes a few hundred
 
 
 def meta_problem(schema: dict) -> str | None:
@@ -265,9 +266,6 @@ def meta_problem(schema: dict) -> str | None:
             _META_PROBLEMS.clear()
         _META_PROBLEMS[key] = problem
     return problem
-
-
-_REMEMBERED_CHARS = 4096  # a schema of the lab's contracts takes a few hundred
 
 
 @functools.cache
