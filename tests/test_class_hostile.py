@@ -7,6 +7,7 @@ that dies under a student.
 """
 
 import csv
+import json
 import os
 import stat
 import subprocess
@@ -19,6 +20,8 @@ import pytest
 import agtool
 from grader.instructor import classroom
 from grader.instructor.classroom import STAGE_NUMBERS, Row, find_submissions, grade_class
+from grader.instructor.sandbox.session import SandboxSession, zygote
+from tests.sandboxing import QUICK, call, gone, sandbox_processes, uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -148,10 +151,59 @@ def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatc
         write(folder / f"{student}.py", REFERENCE)
     # Forked workers see the module as it is here: the replacement is what they run.
     monkeypatch.setattr(classroom, "grade_student", dies_for_mallory)
-    monkeypatch.setattr(classroom, "warm", lambda: None)  # no zygote needed: nothing is graded
+    monkeypatch.setattr(classroom, "_links", lambda jobs: [])  # no zygote needed: nothing is graded
+    monkeypatch.setattr(classroom, "warm", lambda link: None)
     rows = grade_class(folder, out, jobs=3, progress=False)
     innocent = [student for student in students if student != "mallory"]
     assert [row.student for row in rows] == innocent
     assert sorted(gradebook(out)) == innocent
     assert list(not_graded(out)) == ["mallory"] and "worker" in not_graded(out)["mallory"]
     assert "not graded: mallory:" in capsys.readouterr().err
+
+
+def opens_a_session_and_dies_for_mallory(submission, seed, out):
+    """grade_student in a pool worker: each student's session is opened and noted; mallory's worker
+    dies (SIGKILL's way: no clean-up of its own) with the session open and a background process running."""
+    box = SandboxSession(str(submission.path), 1, QUICK)
+    call(box, "spawn")  # a process of the child's uid, outside the child's process group
+    note = {"child": box.pid, "uid": box.uid, "workdir": box.workdir, "zygote": parent_of(box.pid)}
+    (out.parent / f"{submission.student}.json").write_text(json.dumps(note))
+    if submission.student == "mallory":
+        os._exit(9)
+    box.close()
+    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
+
+
+def parent_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("PPid:")).split()[1])
+
+
+SPAWNS = """
+import os, subprocess, sys
+def spawn():
+    subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(60)"])
+    return "spawned"
+"""
+
+
+def test_the_workers_share_the_graders_zygote_and_one_that_dies_leaves_nothing_behind(tmp_path, monkeypatch):
+    """A class on --jobs N starts no zygote per worker: each worker links to the one of the process
+    that grades the class. A worker killed with a session open costs its student only, and the
+    zygote, seeing its link close, kills that child and its uid's processes and removes its workdir."""
+    folder, out = tmp_path / "class", tmp_path / "out"
+    students = ["amy", "ben", "mallory", "ned"]
+    for student in students:
+        write(folder / f"{student}.py", SPAWNS)
+    monkeypatch.setattr(classroom, "grade_student", opens_a_session_and_dies_for_mallory)
+    grader_zygote = zygote().process.pid
+    rows = grade_class(folder, out, jobs=2, progress=False)
+    assert [row.student for row in rows] == ["amy", "ben", "ned"]
+    notes = {student: json.loads((tmp_path / f"{student}.json").read_text()) for student in students}
+    assert {note["zygote"] for note in notes.values()} == {grader_zygote}, notes
+    mallory = notes["mallory"]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not (gone(mallory["child"]) and not os.path.exists(mallory["workdir"])):
+        time.sleep(0.05)
+    assert gone(mallory["child"]) and not os.path.exists(mallory["workdir"])
+    assert not [pid for pid in sandbox_processes() if uid_of(pid) == mallory["uid"]]

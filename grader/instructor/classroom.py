@@ -11,7 +11,9 @@ OUT/histogram.png the spread of the scores. Students live under OUT/students/, s
 student's name can collide with those three.
 
 Parallel: a pool of worker processes forked from this one after the heavy imports,
-each grading one student at a time, each stage in its own sandbox. A worker that
+each grading one student at a time, each stage in its own sandbox. The workers fork
+their sandboxes from this process's zygote, each over a link of its own: one zygote
+boots for the class, not one a worker. A worker that
 dies (killed from outside, out of memory) costs no classmate: the students it held
 are graded again, each alone, and only one that kills a worker on its own is listed
 as not graded.
@@ -42,12 +44,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
+from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 from tqdm import tqdm
 
 from agtool.syllabus import LESSONS
-from grader.instructor.sandbox.session import SandboxSession, warm
+from grader.instructor.sandbox.session import Link, SandboxSession, warm, zygote
 from grader.kit.grading import STAGE_POINTS, grade
 from grader.kit.intake import NotASubmission, read_submission
 from grader.kit.report import Audience, write_atomically, write_feedback, write_results
@@ -212,11 +215,21 @@ def grade_student(submission: Submission, seed: int, out: Path) -> Row:
     return row_of(submission.student, json.loads((folder / "results.json").read_text()))
 
 
-def _start_worker() -> None:
+def _links(jobs: int) -> list[Link]:
+    """One link to this process's zygote for each worker of a pool: they fork their sessions there."""
+    return [zygote().link() for _ in range(jobs)]
+
+
+def _start_worker(links: list[Link], taken: Synchronized) -> None:
     # A terminal's Ctrl-C reaches the whole group; the main process decides, and stops us with SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _abandon)
-    warm()
+    with taken.get_lock():  # each worker takes a link of its own, and closes the others' copies
+        mine, taken.value = taken.value, taken.value + 1
+    for number, link in enumerate(links):
+        if number != mine:
+            link.close()
+    warm(links[mine] if mine < len(links) else None)
 
 
 def _abandon(signum, frame) -> None:
@@ -301,13 +314,17 @@ def _run_pool(queue: deque[Submission], jobs: int, seed: int, out: Path, done) -
     """Grade from queue in a fresh pool, `jobs` students in flight at most, until queue is empty
     (returns []) or a worker dies (returns the students that were in flight: they are suspects,
     and only they, since nothing else had been handed to the pool)."""
-    pool = ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_start_worker)
+    links = _links(jobs)
+    fork = get_context("fork")
+    pool = ProcessPoolExecutor(jobs, mp_context=fork, initializer=_start_worker, initargs=(links, fork.Value("i", 0)))
     try:
         flying: dict = {}
         while queue or flying:
             while queue and len(flying) < jobs:
                 submission = queue.popleft()
                 flying[pool.submit(grade_student, submission, seed, out)] = submission
+            for link in links:  # with fork, every worker starts at the first submit, holding copies
+                link.close()  # so this one's copies go now: a worker's death closes its link at once
             finished, _ = wait(flying, return_when=FIRST_COMPLETED)
             broken = []
             for future in finished:
@@ -324,6 +341,9 @@ def _run_pool(queue: deque[Submission], jobs: int, seed: int, out: Path, done) -
     except BaseException:  # Ctrl-C, SIGTERM: stop the workers now, not after their students
         _stop(pool)
         raise
+    finally:
+        for link in links:
+            link.close()
     pool.shutdown(wait=True)
     return []
 

@@ -57,7 +57,7 @@ _DEATHS: dict[int, str] = {
 }
 
 
-# ── the zygote, one per grading process ──────────────────────────────────────
+# ── the zygote, one per grading process (its pool workers link to it) ────────
 class Zygote:
     """A clean Python forked off this process's grading, started with nothing secret in it."""
 
@@ -83,14 +83,22 @@ class Zygote:
         self.owner = os.getpid()
 
     def ask(self, order: dict, fds: tuple[int, ...] = ()) -> dict:
+        return self._ask(order, fds)[0]
+
+    def _ask(self, order: dict, fds: tuple[int, ...] = ()) -> tuple[dict, list[int]]:
         try:
             socket.send_fds(self.control, [json.dumps(order).encode()], list(fds))
-            answer = self.control.recv(1 << 16)
+            answer, received, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
         except OSError as error:
             raise GraderError(f"the sandbox's zygote is gone ({error})") from None
         if not answer:
             raise GraderError(f"the sandbox's zygote ended (exit code {self.process.poll()})")
-        return json.loads(answer)
+        return json.loads(answer), received
+
+    def link(self) -> "Link":
+        """A control socket of its own on this zygote, for a process this one forks (a pool worker)."""
+        (fd,) = self._ask({"op": "link"})[1]
+        return Link(socket.socket(fileno=fd), self.process)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -105,6 +113,28 @@ class Zygote:
                 self.process.wait()
 
 
+class Link(Zygote):
+    """Another control socket on a zygote, handed to a forked worker: the worker's sessions are forked
+    there without a zygote of its own (a boot costs seconds of imports). If the worker dies with a
+    session open, the zygote ends that session itself when this socket closes."""
+
+    def __init__(self, control: socket.socket, process: subprocess.Popen):
+        self.control, self.process, self.owner = control, process, os.getpid()
+
+    def adopt(self) -> None:
+        """This forked process is now the link's one user (its other copies are closed by their holders)."""
+        self.owner = os.getpid()
+
+    def alive(self) -> bool:
+        # Requests and answers alternate: a socket readable between them has been closed by the zygote.
+        if self.owner != os.getpid() or self.control.fileno() < 0:
+            return False
+        return not select.select([self.control], [], [], 0)[0]
+
+    def close(self) -> None:
+        self.control.close()
+
+
 _ZYGOTE: Zygote | None = None
 
 
@@ -112,15 +142,26 @@ def zygote() -> Zygote:
     """This process's zygote; a forked pool worker, or a zygote that died, gets a fresh one."""
     global _ZYGOTE
     if _ZYGOTE is None or _ZYGOTE.owner != os.getpid() or not _ZYGOTE.alive():
-        _ZYGOTE = Zygote()
-        # Closed, and waited for, when this process ends, a pool worker too (its exit skips
-        # atexit but runs multiprocessing's finalizers): a stopped run leaves no zygote behind.
-        multiprocessing.util.Finalize(None, _ZYGOTE.close, exitpriority=100)
+        _use(Zygote())
+    assert _ZYGOTE is not None
     return _ZYGOTE
 
 
-def warm() -> None:
-    """Start the zygote now, so that its imports overlap with the grader's own."""
+def _use(zygote: Zygote) -> None:
+    global _ZYGOTE
+    _ZYGOTE = zygote
+    # Closed, and waited for, when this process ends, a pool worker too (its exit skips
+    # atexit but runs multiprocessing's finalizers): a stopped run leaves no zygote behind.
+    multiprocessing.util.Finalize(None, zygote.close, exitpriority=100)
+
+
+def warm(link: Link | None = None) -> None:
+    """Start the zygote now, so that its imports overlap with the grader's own; or, in a forked
+    worker given a link to its grader's zygote, use that one."""
+    if link is not None:
+        link.adopt()
+        if link.alive():
+            _use(link)
     zygote()
 
 

@@ -18,7 +18,11 @@ Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON mes
                                   -> {"status": wait status}  (every process of uid u is killed
                                      first, as root; strays, this zygote's other children, are
                                      killed and reaped too)
-The zygote dies with the grader (PDEATHSIG), and its children with it.
+  {"op": "link"}                  -> {"linked": true} + one fd: a control socket of its own, served
+                                     like the first, for a process the grader forks (a pool worker)
+A link that closes with sessions still open (its worker was killed) has them ended here: each
+child is killed, its uid swept, it is reaped and its workdir removed. The zygote dies with the
+grader (PDEATHSIG), and its children with it; it ends when the first socket closes.
 """
 
 import contextlib
@@ -27,6 +31,8 @@ import gc
 import importlib
 import json
 import os
+import select
+import shutil
 import signal
 import socket
 import sys
@@ -65,37 +71,62 @@ def main() -> None:
         importlib.import_module(name)
     gc.collect()
     gc.freeze()  # what every child shares stays shared (no copy on write by the collector)
-    control = socket.socket(fileno=int(sys.argv[1]))
-    children: set[int] = set()
-    while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
-        except (ConnectionError, OSError):
-            break
-        if not message:
-            break
-        order = json.loads(message)
-        if order["op"] == "fork":
-            pid = os.fork()
-            if pid == 0:
-                control.close()
-                _child(order["job"], *fds)  # never returns
-            for fd in fds:
-                os.close(fd)
-            children.add(pid)
-            control.send(json.dumps({"pid": pid}).encode())
-        elif order["op"] == "reap":
-            if sweeper and order.get("uid") is not None:
-                sweeper.sweep(order["uid"])
-            status = os.waitpid(order["pid"], 0)[1] if order["pid"] in children else 0
-            children.discard(order["pid"])
-            _kill_strays(children | ours)
-            control.send(json.dumps({"status": status}).encode())
+    first = socket.socket(fileno=int(sys.argv[1]))
+    links: dict[socket.socket, dict[int, dict]] = {first: {}}  # each socket's open sessions: pid -> job
+    while first in links:
+        for link in select.select(list(links), [], [])[0]:
+            try:
+                message, fds, _, _ = socket.recv_fds(link, 1 << 16, 2)
+            except OSError:
+                message, fds = b"", []
+            if not message:  # the grader, or a worker of its, is gone: so are the sessions it left open
+                for pid, job in links.pop(link).items():
+                    _end(pid, job, sweeper)
+                link.close()
+                continue
+            order = json.loads(message)
+            sessions = links[link]
+            if order["op"] == "fork":
+                pid = os.fork()
+                if pid == 0:
+                    for each in links:
+                        each.close()
+                    _child(order["job"], *fds)  # never returns
+                for fd in fds:
+                    os.close(fd)
+                sessions[pid] = order["job"]
+                link.send(json.dumps({"pid": pid}).encode())
+            elif order["op"] == "reap":
+                if sweeper and order.get("uid") is not None:
+                    sweeper.sweep(order["uid"])
+                status = os.waitpid(order["pid"], 0)[1] if sessions.pop(order["pid"], None) is not None else 0
+                _kill_strays({pid for each in links.values() for pid in each} | ours)
+                link.send(json.dumps({"status": status}).encode())
+            elif order["op"] == "link":
+                ours_end, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                links[ours_end] = {}
+                socket.send_fds(link, [json.dumps({"linked": True}).encode()], [theirs.fileno()])
+                theirs.close()
     # The grader is going: nothing of ours outlives this process, not even as a zombie.
-    for pid in children:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    for sessions in links.values():
+        for pid in sessions:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     _kill_strays(set())
+
+
+def _end(pid: int, job: dict, sweeper: Sweeper | None) -> None:
+    """End a session whose grading process died: what its own close would have done."""
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
+    from grader.instructor.sandbox import confine  # preloaded
+
+    if sweeper and job["layers"]["drop_user"]:
+        sweeper.sweep(confine.child_uid(pid))
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    shutil.rmtree(job["workdir"], ignore_errors=True)
 
 
 def _kill_strays(sessions: set[int]) -> None:
