@@ -16,6 +16,8 @@ import re
 import threading
 import time
 
+pytest_plugins = ("tests.forked_kernels",)  # the notebooks' kernels fork from a pre-imported Python
+
 QUIET = 30  # seconds
 
 

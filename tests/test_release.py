@@ -27,6 +27,7 @@ from nbclient import NotebookClient
 from grader.instructor import release
 from grader.instructor.release import ReleaseError
 from grader.kit.grading import STAGE_POINTS
+from tests import forked_kernels
 
 pytestmark = pytest.mark.release
 
@@ -621,11 +622,15 @@ def test_the_kernel_imports_the_kits_agtool(kit):
 
 
 def run_nbval(kit: Path) -> subprocess.CompletedProcess:
-    """pytest on the kit's notebooks, configured by the kit's own pyproject (nbval-lax, current env)."""
+    """pytest on the kit's notebooks, configured by the kit's own pyproject (nbval-lax, current env),
+    their kernels forked as the repository's are (tests/forked_kernels.py: the checkout after the
+    kit on PYTHONPATH is for that plugin alone, and is taken off the kernels' again)."""
+    env = {**kit_env(kit), forked_kernels.ADDRESS: forked_kernels.address()}
+    env["PYTHONPATH"] += os.pathsep + forked_kernels.HERE
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "notebooks"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.forked_kernels", "notebooks"],
         cwd=kit,
-        env=kit_env(kit),
+        env=env,
         capture_output=True,
         text=True,
         timeout=900,

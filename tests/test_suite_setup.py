@@ -1,8 +1,13 @@
 """How `make test` runs the suite in parallel (the repository's conftest.py): what must share a worker does."""
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
+from jupyter_client import KernelManager
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -122,3 +127,67 @@ def test_the_mutation_tools_tests_share_one_worker_so_its_mutants_are_enumerated
     work_unit = root_conftest(pytestconfig).work_unit
     units = {work_unit(f"tests/test_mutation_tool.py::test_{n}") for n in range(5)}
     assert units == {"tests/test_mutation_tool.py"}
+
+
+# ── the notebooks' kernels (tests/forked_kernels.py) ─────────────────────────
+
+
+@pytest.fixture
+def kernel():
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(cwd=str(ROOT / "notebooks"))
+    client = manager.blocking_client()
+    client.start_channels()
+    client.wait_for_ready(timeout=60)
+    yield manager, client
+    client.stop_channels()
+    if manager.is_alive():
+        manager.shutdown_kernel(now=True)
+
+
+def run_cell(client, code: str, timeout: float = 30) -> tuple[str, dict]:
+    """What the cell printed, and its execute reply's content."""
+    printed: list[str] = []
+    reply = client.execute_interactive(
+        code,
+        timeout=timeout,
+        output_hook=lambda message: printed.append(message["content"].get("text", "")),
+    )
+    return "".join(printed), reply["content"]
+
+
+def test_a_kernel_is_forked_from_the_server_and_imports_the_lab_as_a_fresh_one_would(kernel):
+    manager, client = kernel
+    printed, _ = run_cell(
+        client,
+        "import os, sys, agtool.tools\n"
+        "print(os.getpid(), os.getppid(), os.getcwd(), agtool.tools.__file__, sys.path[0],"
+        " 'AGTOOL_KERNEL_SERVER' in os.environ)",
+    )
+    pid, parent, cwd, tools, first, leaked = printed.split()
+    assert int(pid) != manager.provisioner.process.pid  # not the launched process: a fork of the server
+    assert Path(f"/proc/{parent}/cmdline").read_bytes().split(b"\0")[:3][-1] == b"tests.forked_kernels"
+    assert cwd == first == str(ROOT / "notebooks") and tools == str(ROOT / "agtool" / "tools.py")
+    assert leaked == "False"
+
+
+def test_an_interrupt_reaches_the_forked_kernel(kernel):
+    manager, client = kernel
+    client.execute("import time; time.sleep(60)")
+    time.sleep(1)
+    started = time.monotonic()
+    manager.interrupt_kernel()
+    reply = client.get_shell_msg(timeout=10)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
+    assert time.monotonic() - started < 10
+
+
+def test_a_forked_kernel_ends_with_the_process_jupyter_client_started(kernel):
+    manager, client = kernel
+    printed, _ = run_cell(client, "import os; print(os.getpid())")
+    forked = int(printed)
+    manager.provisioner.process.kill()  # as jupyter_client's last resort does
+    deadline = time.monotonic() + 5
+    while os.path.exists(f"/proc/{forked}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{forked}")
