@@ -1,6 +1,8 @@
 """`python -m grader class`: a whole class graded in parallel, resumably, with a gradebook."""
 
+import contextlib
 import csv
+import glob
 import json
 import os
 import re
@@ -8,6 +10,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -127,11 +130,22 @@ def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
     assert set(inodes(out).values()).isdisjoint(first.values())  # another seed: everyone again
 
 
+def workdirs_holding(source: bytes) -> list[str]:
+    """The sandbox workdirs (grader/instructor/sandbox/session.py) whose private copy is `source`."""
+    found = []
+    for workdir in glob.glob(os.path.join(tempfile.gettempdir(), "agtool-sandbox-*")):
+        with contextlib.suppress(OSError):
+            if Path(workdir, "tools.py").read_bytes() == source:
+                found.append(workdir)
+    return found
+
+
 def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
     folder, out = tmp_path / "submissions", tmp_path / "out"
     for student in ("amy", "ben", "cat"):
         write(folder / f"{student}.py", REFERENCE)
-    write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())  # holds the run up
+    zed = write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())  # holds the run up
+    earlier = set(workdirs_holding(zed.read_bytes()))  # left by some earlier run, killed without this fix
     run = subprocess.Popen(
         [sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
         start_new_session=True,
@@ -141,9 +155,17 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
         while not (out / "students" / "cat" / "graded.json").exists():  # amy, ben, cat are graded before zed
             assert run.poll() is None, "the run ended before it could be killed"
             time.sleep(0.05)
+        while not (workdirs := set(workdirs_holding(zed.read_bytes())) - earlier):  # zed's sandbox is up
+            assert run.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.05)
     finally:
         os.killpg(run.pid, signal.SIGKILL)
         run.wait()
+    # The zygote outlives the grader by a moment (its parent-death signal), enough to end zed's session.
+    deadline = time.monotonic() + 5
+    while any(os.path.exists(workdir) for workdir in workdirs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [workdir for workdir in workdirs if os.path.exists(workdir)], "a killed run left its sandbox's workdir"
     kept = inodes(out)
     assert sorted(kept) == ["amy", "ben", "cat"]
     if (out / "gradebook.csv").exists():  # it may not have caught up yet

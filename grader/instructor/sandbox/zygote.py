@@ -21,8 +21,9 @@ Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON mes
   {"op": "link"}                  -> {"linked": true} + one fd: a control socket of its own, served
                                      like the first, for a process the grader forks (a pool worker)
 A link that closes with sessions still open (its worker was killed) has them ended here: each
-child is killed, its uid swept, it is reaped and its workdir removed. The zygote dies with the
-grader (PDEATHSIG), and its children with it; it ends when the first socket closes.
+child is killed, its uid swept, it is reaped and its workdir removed. The zygote ends when the
+first socket closes, or when the grader dies (PDEATHSIG: SIGTERM), ending every open session
+the same way first; its children die with it.
 """
 
 import contextlib
@@ -57,22 +58,46 @@ NOT_CONFINED = 71  # a child that could not put up every layer it was asked for
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 
 
+class _GraderGone(Exception):
+    """SIGTERM: the parent-death signal (the grader was killed, even by SIGKILL), or a stop."""
+
+
+def _grader_gone(signum, frame) -> None:
+    raise _GraderGone
+
+
 def main() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     grader = os.getppid()
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # SIGTERM, not SIGKILL, when the grader dies: the sessions it left open are ended first.
+    signal.signal(signal.SIGTERM, _grader_gone)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != grader:
         return
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # a submission's orphans come back here
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the grader's to handle
     sweeper = Sweeper() if os.geteuid() == 0 else None  # before the preloads: small
+    links: dict[socket.socket, dict[int, dict]] = {}  # each socket's open sessions: pid -> job
+    try:
+        for name in PRELOAD:
+            importlib.import_module(name)
+        gc.collect()
+        gc.freeze()  # what every child shares stays shared (no copy on write by the collector)
+        _serve(socket.socket(fileno=int(sys.argv[1])), links, sweeper)
+    except _GraderGone:
+        pass
+    finally:
+        # The grader is going: nothing of ours outlives this process, not even as a zombie or a workdir.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for sessions in links.values():
+            _end_all(sessions, sweeper)
+        _kill_strays(set())
+
+
+def _serve(first: socket.socket, links: dict[socket.socket, dict[int, dict]], sweeper: Sweeper | None) -> None:
+    """Answer the orders on every link until the first one closes."""
     ours = {sweeper.pid} if sweeper else set()  # children that are not strays
-    for name in PRELOAD:
-        importlib.import_module(name)
-    gc.collect()
-    gc.freeze()  # what every child shares stays shared (no copy on write by the collector)
-    first = socket.socket(fileno=int(sys.argv[1]))
-    links: dict[socket.socket, dict[int, dict]] = {first: {}}  # each socket's open sessions: pid -> job
+    links[first] = {}
     while first in links:
         for link in select.select(list(links), [], [])[0]:
             try:
@@ -80,8 +105,8 @@ def main() -> None:
             except OSError:
                 message, fds = b"", []
             if not message:  # the grader, or a worker of its, is gone: so are the sessions it left open
-                for pid, job in links.pop(link).items():
-                    _end(pid, job, sweeper)
+                _end_all(links[link], sweeper)
+                del links[link]
                 link.close()
                 continue
             order = json.loads(message)
@@ -89,6 +114,7 @@ def main() -> None:
             if order["op"] == "fork":
                 pid = os.fork()
                 if pid == 0:
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     for each in links:
                         each.close()
                     _child(order["job"], *fds)  # never returns
@@ -99,7 +125,8 @@ def main() -> None:
             elif order["op"] == "reap":
                 if sweeper and order.get("uid") is not None:
                     sweeper.sweep(order["uid"])
-                status = os.waitpid(order["pid"], 0)[1] if sessions.pop(order["pid"], None) is not None else 0
+                status = os.waitpid(order["pid"], 0)[1] if order["pid"] in sessions else 0
+                sessions.pop(order["pid"], None)
                 _kill_strays({pid for each in links.values() for pid in each} | ours)
                 link.send(json.dumps({"status": status}).encode())
             elif order["op"] == "link":
@@ -107,12 +134,14 @@ def main() -> None:
                 links[ours_end] = {}
                 socket.send_fds(link, [json.dumps({"linked": True}).encode()], [theirs.fileno()])
                 theirs.close()
-    # The grader is going: nothing of ours outlives this process, not even as a zombie.
-    for sessions in links.values():
-        for pid in sessions:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-    _kill_strays(set())
+
+
+def _end_all(sessions: dict[int, dict], sweeper: Sweeper | None) -> None:
+    """End every session of a link, each forgotten only once it is ended (a SIGTERM may come between)."""
+    while sessions:
+        pid, job = next(iter(sessions.items()))
+        _end(pid, job, sweeper)
+        del sessions[pid]
 
 
 def _end(pid: int, job: dict, sweeper: Sweeper | None) -> None:
