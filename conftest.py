@@ -16,7 +16,7 @@ import re
 import threading
 import time
 
-pytest_plugins = ("tests.forked_kernels",)  # the notebooks' kernels fork from a pre-imported Python
+pytest_plugins = ("tests.forked_python",)  # the notebooks' kernels fork from a pre-imported Python
 
 QUIET = 30  # seconds
 

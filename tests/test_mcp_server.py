@@ -20,6 +20,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from agtool import inventory, mcp_server, schema, tools
+from tests import forked_python
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 60  # seconds for one conversation: a hung server fails the test instead of the run
@@ -81,7 +82,9 @@ CALLS = {
 
 
 def server(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "agtool.mcp_server", *args], cwd=str(REPO))
+    """The server as a client starts it: a Python, here forked from the suite's (tests/forked_python.py)."""
+    python, *rest = forked_python.command([sys.executable, "-m", "agtool.mcp_server", *args])
+    return StdioServerParameters(command=python, args=rest, cwd=str(REPO))
 
 
 async def converse(params: StdioServerParameters, calls: dict, errlog, runs: Path | None = None) -> dict:
@@ -227,7 +230,7 @@ def raw_session(lines: list[bytes], until_id: int) -> tuple[dict, bytes, int]:
     (Closing stdin at once would end the session before a pending call is answered: EOF is shutdown.)
     """
     process = subprocess.Popen(
-        [sys.executable, "-m", "agtool.mcp_server"],
+        forked_python.command([sys.executable, "-m", "agtool.mcp_server"]),
         cwd=REPO,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -27,7 +27,7 @@ from nbclient import NotebookClient
 from grader.instructor import release
 from grader.instructor.release import ReleaseError
 from grader.kit.grading import STAGE_POINTS
-from tests import forked_kernels
+from tests import forked_python
 
 pytestmark = pytest.mark.release
 
@@ -418,7 +418,7 @@ print(json.dumps({"reports": reports, "loaded": loaded}))
 def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
     """check(stage, path)'s text for each (None: the kit's own agtool/tools.py)."""
     done = subprocess.run(
-        [sys.executable, "-c", KIT_CHECK, json.dumps(paths)],
+        forked_python.command([sys.executable, "-c", KIT_CHECK, json.dumps(paths)]),
         cwd=kit,
         env=kit_env(kit),
         capture_output=True,
@@ -446,7 +446,7 @@ def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(ki
 def selfcheck(kit: Path) -> subprocess.CompletedProcess:
     """The kit's `make test`: its one-line summary of every stage."""
     return subprocess.run(
-        [sys.executable, "-m", "grader.kit.selfcheck"],
+        forked_python.command([sys.executable, "-m", "grader.kit.selfcheck"]),
         cwd=kit,
         env=kit_env(kit),
         capture_output=True,
@@ -623,12 +623,12 @@ def test_the_kernel_imports_the_kits_agtool(kit):
 
 def run_nbval(kit: Path) -> subprocess.CompletedProcess:
     """pytest on the kit's notebooks, configured by the kit's own pyproject (nbval-lax, current env),
-    their kernels forked as the repository's are (tests/forked_kernels.py: the checkout after the
+    their kernels forked as the repository's are (tests/forked_python.py: the checkout after the
     kit on PYTHONPATH is for that plugin alone, and is taken off the kernels' again)."""
-    env = {**kit_env(kit), forked_kernels.ADDRESS: forked_kernels.address()}
-    env["PYTHONPATH"] += os.pathsep + forked_kernels.HERE
+    env = {**kit_env(kit), forked_python.ADDRESS: forked_python.address()}
+    env["PYTHONPATH"] += os.pathsep + forked_python.HERE
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "tests.forked_kernels", "notebooks"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.forked_python", "notebooks"],
         cwd=kit,
         env=env,
         capture_output=True,

@@ -1,5 +1,6 @@
 """How `make test` runs the suite in parallel (the repository's conftest.py): what must share a worker does."""
 
+import json
 import os
 import subprocess
 import sys
@@ -129,7 +130,7 @@ def test_the_mutation_tools_tests_share_one_worker_so_its_mutants_are_enumerated
     assert units == {"tests/test_mutation_tool.py"}
 
 
-# ── the notebooks' kernels (tests/forked_kernels.py) ─────────────────────────
+# ── the notebooks' kernels (tests/forked_python.py) ─────────────────────────
 
 
 @pytest.fixture
@@ -160,15 +161,17 @@ def test_a_kernel_is_forked_from_the_server_and_imports_the_lab_as_a_fresh_one_w
     manager, client = kernel
     printed, _ = run_cell(
         client,
-        "import os, sys, agtool.tools\n"
-        "print(os.getpid(), os.getppid(), os.getcwd(), agtool.tools.__file__, sys.path[0],"
-        " 'AGTOOL_KERNEL_SERVER' in os.environ)",
+        "import json, os, sys, agtool.tools\n"
+        "print(json.dumps([os.getpid(), os.getppid(), os.getcwd(), agtool.tools.__file__, sys.path,"
+        " 'AGTOOL_PYTHON_SERVER' in os.environ]))",
     )
-    pid, parent, cwd, tools, first, leaked = printed.split()
-    assert int(pid) != manager.provisioner.process.pid  # not the launched process: a fork of the server
-    assert Path(f"/proc/{parent}/cmdline").read_bytes().split(b"\0")[:3][-1] == b"tests.forked_kernels"
-    assert cwd == first == str(ROOT / "notebooks") and tools == str(ROOT / "agtool" / "tools.py")
-    assert leaked == "False"
+    pid, parent, cwd, tools, path, leaked = json.loads(printed)
+    assert pid != manager.provisioner.process.pid  # not the launched process: a fork of the server
+    assert Path(f"/proc/{parent}/cmdline").read_bytes().split(b"\0")[2] == b"tests.forked_python"
+    assert cwd == str(ROOT / "notebooks") and tools == str(ROOT / "agtool" / "tools.py")
+    # As ipykernel_launcher and IPython leave it: the cwd as "", after the standard library.
+    assert path[0] != cwd and "" in path and path.index("") < min(i for i, p in enumerate(path) if "site-packages" in p)
+    assert not leaked
 
 
 def test_an_interrupt_reaches_the_forked_kernel(kernel):
