@@ -9,6 +9,7 @@ import pytest
 
 from agtool import tools
 from grader.kit.spies import Spy
+from tests.browser_support import chromium  # noqa: F401  (a fixture: the browser tests share one Chromium)
 
 
 @contextlib.contextmanager
