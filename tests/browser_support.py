@@ -80,10 +80,9 @@ def kernel_idle(url: str, notebook: str) -> bool:
     return any(s["path"].endswith(notebook) and s["kernel"]["execution_state"] == "idle" for s in sessions)
 
 
-@pytest.fixture(scope="session")
-def chromium():
-    """Debian's Chromium under Playwright, one for the run (each test opens its own page, and so its
-    own browser context); a missing piece fails the test with what to install."""
+@pytest.fixture  # not one for the session: while Playwright's sync API is open, the thread's asyncio
+def chromium():  # loop counts as running, and every later anyio.run in that worker refuses to start
+    """Debian's Chromium under Playwright; a missing piece fails the test with what to install."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -9,7 +9,6 @@ import pytest
 
 from agtool import tools
 from grader.kit.spies import Spy
-from tests.browser_support import chromium  # noqa: F401  (a fixture: the browser tests share one Chromium)
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ from tests.browser_support import (
     ARTIFACTS,
     PAGE_CONFIG,
     SECONDS,
+    chromium,  # noqa: F401  (a fixture: pytest finds it by its name in this module)
     free_port,
     get_json,
     kernel_idle,
