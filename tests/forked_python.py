@@ -135,6 +135,9 @@ def serve(path: str) -> None:
     import ctypes
 
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # it goes with its pytest
+    # What agtool/__init__.py does in every lab process, before jsonschema is imported here (the
+    # forks are lab processes, and agtool itself must not be imported here): no IRI parser.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     for name in PRELOAD:
         importlib.import_module(name)
     assert threading.active_count() == 1, "a thread started before fork() would be missing in every fork"

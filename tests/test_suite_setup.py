@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from jupyter_client import KernelManager
 
+from tests import forked_python
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -98,6 +100,10 @@ def test_no_process_of_the_lab_builds_jsonschemas_iri_parser():
             [sys.executable, "-c", probe.format(imports=imports)], capture_output=True, text=True, cwd=ROOT, check=True
         ).stdout.split()
         assert out == ["None", "False"], imports
+    # A Python the suite forks (a kernel, a kit's check: tests/forked_python.py) is one of the lab's too.
+    forked = forked_python.command([sys.executable, "-c", probe.format(imports="import agtool.schema")])
+    out = subprocess.run(forked, capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
+    assert out == ["None", "False"], "forked"
     assert "rfc3987_syntax" not in sys.modules or sys.modules["rfc3987_syntax"] is None  # this very worker
 
 
@@ -119,7 +125,9 @@ for name in names:
         failed.append(f"{name}: {error!r}")
 print(len(names)); print("\\n".join(failed))
 """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    # A fork of the suite's pre-imported Python holds none of the lab's modules either (tests/forked_python.py).
+    python = forked_python.command([sys.executable, "-c", script])
+    out = subprocess.run(python, capture_output=True, text=True, cwd=ROOT, check=True).stdout
     count, *failed = out.strip().split("\n")
     assert int(count) > 40 and failed == [], failed
 
