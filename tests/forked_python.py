@@ -100,7 +100,10 @@ def command(argv: list[str]) -> list[str]:
 
 
 def pytest_configure(config):
-    from jupyter_client.provisioning import local_provisioner
+    try:
+        from jupyter_client.provisioning import local_provisioner
+    except ImportError:  # .venv-newest (Makefile: test-newest) has no Jupyter, and so no kernel to launch
+        return
 
     launch = local_provisioner.launch_kernel
 
