@@ -144,8 +144,8 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
     folder, out = tmp_path / "submissions", tmp_path / "out"
     for student in ("amy", "ben", "cat"):
         write(folder / f"{student}.py", REFERENCE)
-    zed = write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())  # holds the run up
-    earlier = set(workdirs_holding(zed.read_bytes()))  # left by some earlier run, killed without this fix
+    # zed holds the run up; the comment makes the file this test's own (its sandbox is found by it).
+    zed = write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text() + f"\n# {tmp_path}\n")
     run = subprocess.Popen(
         [sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
         start_new_session=True,
@@ -155,7 +155,7 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
         while not (out / "students" / "cat" / "graded.json").exists():  # amy, ben, cat are graded before zed
             assert run.poll() is None, "the run ended before it could be killed"
             time.sleep(0.05)
-        while not (workdirs := set(workdirs_holding(zed.read_bytes())) - earlier):  # zed's sandbox is up
+        while not (workdirs := workdirs_holding(zed.read_bytes())):  # zed's sandbox is up
             assert run.poll() is None, "the run ended before it could be killed"
             time.sleep(0.05)
     finally:

@@ -14,6 +14,7 @@ import pytest
 import agtool
 import grader as grader_package
 from grader.instructor.sandbox import landlock
+from grader.instructor.sandbox import session as session_module
 from grader.instructor.sandbox.confine import Layers
 from grader.kit.errors import ChannelBroken, Crashed, SessionDied, TimedOut
 from tests.sandboxing import call, gone, sandbox_processes, session, submission, uid_of
@@ -442,3 +443,17 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
     except OSError:
         return False
+
+
+def test_a_link_that_stops_reading_before_its_answer_costs_the_zygote_nothing():
+    """A pool worker stopped between its order and the zygote's answer: the answer cannot be sent.
+    The zygote drops that link (ending its sessions) and goes on serving its grader."""
+    owner = session_module.Zygote()
+    try:
+        link = owner.link()
+        link.control.shutdown(socket.SHUT_RD)  # the zygote's answer now fails with EPIPE, every time
+        link.control.send(b'{"op": "reap", "pid": -1, "uid": null}')
+        assert owner.ask({"op": "reap", "pid": -1, "uid": None}) == {"status": 0}
+        assert owner.alive()
+    finally:
+        owner.close()

@@ -98,19 +98,24 @@ def _serve(first: socket.socket, links: dict[socket.socket, dict[int, dict]], sw
     """Answer the orders on every link until the first one closes."""
     ours = {sweeper.pid} if sweeper else set()  # children that are not strays
     links[first] = {}
+
+    def drop(link: socket.socket) -> None:  # the grader, or a worker of its, is gone: so are its sessions
+        _end_all(links[link], sweeper)
+        del links[link]
+        link.close()
+
     while first in links:
         for link in select.select(list(links), [], [])[0]:
             try:
                 message, fds, _, _ = socket.recv_fds(link, 1 << 16, 2)
             except OSError:
                 message, fds = b"", []
-            if not message:  # the grader, or a worker of its, is gone: so are the sessions it left open
-                _end_all(links[link], sweeper)
-                del links[link]
-                link.close()
+            if not message:
+                drop(link)
                 continue
             order = json.loads(message)
             sessions = links[link]
+            handed: list[socket.socket] = []  # sockets that go out with the answer
             if order["op"] == "fork":
                 pid = os.fork()
                 if pid == 0:
@@ -121,19 +126,26 @@ def _serve(first: socket.socket, links: dict[socket.socket, dict[int, dict]], sw
                 for fd in fds:
                     os.close(fd)
                 sessions[pid] = order["job"]
-                link.send(json.dumps({"pid": pid}).encode())
+                answer: dict = {"pid": pid}
             elif order["op"] == "reap":
                 if sweeper and order.get("uid") is not None:
                     sweeper.sweep(order["uid"])
                 status = os.waitpid(order["pid"], 0)[1] if order["pid"] in sessions else 0
                 sessions.pop(order["pid"], None)
                 _kill_strays({pid for each in links.values() for pid in each} | ours)
-                link.send(json.dumps({"status": status}).encode())
+                answer = {"status": status}
             elif order["op"] == "link":
                 ours_end, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
                 links[ours_end] = {}
-                socket.send_fds(link, [json.dumps({"linked": True}).encode()], [theirs.fileno()])
-                theirs.close()
+                answer, handed = {"linked": True}, [theirs]
+            else:
+                answer = {"error": f"no such op: {order['op']!r}"}
+            try:
+                socket.send_fds(link, [json.dumps(answer).encode()], [each.fileno() for each in handed])
+            except OSError:  # it stopped between its order and this answer (a worker killed mid-request)
+                drop(link)
+            for each in handed:
+                each.close()
 
 
 def _end_all(sessions: dict[int, dict], sweeper: Sweeper | None) -> None:
