@@ -155,7 +155,9 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
         while not (out / "students" / "cat" / "graded.json").exists():  # amy, ben, cat are graded before zed
             assert run.poll() is None, "the run ended before it could be killed"
             time.sleep(0.05)
-        while not (workdirs := workdirs_holding(zed.read_bytes())):  # zed's sandbox is up
+        # zed's child is up (it made its output file), so the zygote knows its session. (Between the
+        # workdir's creation and the fork, a few ms, a grader killed outright still leaves the workdir.)
+        while not (workdirs := [w for w in workdirs_holding(zed.read_bytes()) if os.path.exists(f"{w}/output")]):
             assert run.poll() is None, "the run ended before it could be killed"
             time.sleep(0.05)
     finally:

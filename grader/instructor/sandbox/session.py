@@ -6,7 +6,7 @@ it sends is read as hostile (grader/kit/session.py's Exchange), and its tool bod
 here. The grader enforces the deadlines itself, with select(): a child that ignores or
 blocks signals still gets SIGKILL. Closing a session kills the child's process group;
 the zygote then kills, as root, every process of the child's own uid, and reaps them.
-Its workdir is then removed, and a workdir that cannot be removed is said, never
+The zygote removes its workdir too, and a workdir that cannot be removed is said, never
 passed over.
 """
 
@@ -177,6 +177,7 @@ class SandboxSession:
         self.limits = limits
         self._died: SessionDied | None = None
         self._status: int | None = None  # the child's wait status, once reaped
+        self._removed: tuple[str | None] | None = None  # the zygote's word on the workdir, once it reaped
         self.layers = layers or confine.Layers.here()
         self.cleanup_problem: str | None = None
         self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-")
@@ -242,7 +243,8 @@ class SandboxSession:
         self._end()
         for fd in (self._to_child, self._from_child, self._exited):
             os.close(fd)
-        self.cleanup_problem = _remove(self.workdir)
+        # The zygote removed the workdir when it reaped the child; if it is gone, it is removed here.
+        (self.cleanup_problem,) = self._removed or (zygote_module.remove(self.workdir),)
         if self._died is None:
             self._died = SessionDied("the session is closed")
 
@@ -339,7 +341,8 @@ class SandboxSession:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     kill(self.pid, signal.SIGKILL)
             try:
-                self._status = self._zygote.ask({"op": "reap", "pid": self.pid, "uid": self.uid})["status"]
+                reaped = self._zygote.ask({"op": "reap", "pid": self.pid, "uid": self.uid})
+                self._status, self._removed = reaped["status"], (reaped["removed"],)
             except GraderError:  # the zygote is gone, and the child with it (its parent-death signal)
                 if self.uid is not None:  # but not what the child left behind
                     sweeper.sweep(self.uid)
@@ -357,13 +360,3 @@ def _private_copy(path: str, workdir: str) -> str:
     with open(private, "wb") as copy:
         copy.write(data)
     return private
-
-
-def _remove(workdir: str) -> str | None:
-    """Remove a child's workdir; what could not be removed, said (never ignored)."""
-    problems: list[str] = []
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}"))
-    else:
-        shutil.rmtree(workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}"))
-    return f"could not remove {problems[0]}" if problems else None

@@ -15,9 +15,12 @@ isolation needs it) after the fork, before the fence goes up, and nothing more.
 Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON message each way:
   {"op": "fork", "job": {...}} + two fds (the child's ends of its channel) -> {"pid": p}
   {"op": "reap", "pid": p, "uid": u | None}
-                                  -> {"status": wait status}  (every process of uid u is killed
+                                  -> {"status": wait status, "removed": None | what could not be
+                                     removed of its workdir}  (every process of uid u is killed
                                      first, as root; strays, this zygote's other children, are
-                                     killed and reaped too)
+                                     killed and reaped too; the workdir goes here, so that no
+                                     moment is left where neither the zygote nor a live grader
+                                     would remove it)
   {"op": "link"}                  -> {"linked": true} + one fd: a control socket of its own, served
                                      like the first, for a process the grader forks (a pool worker)
 A link that closes with sessions still open (its worker was killed) has them ended here: each
@@ -130,10 +133,12 @@ def _serve(first: socket.socket, links: dict[socket.socket, dict[int, dict]], sw
             elif order["op"] == "reap":
                 if sweeper and order.get("uid") is not None:
                     sweeper.sweep(order["uid"])
-                status = os.waitpid(order["pid"], 0)[1] if order["pid"] in sessions else 0
-                sessions.pop(order["pid"], None)
+                status, removed = 0, None
+                if order["pid"] in sessions:
+                    status = os.waitpid(order["pid"], 0)[1]
+                    removed = remove(sessions.pop(order["pid"])["workdir"])  # here: a worker may die next
                 _kill_strays({pid for each in links.values() for pid in each} | ours)
-                answer = {"status": status}
+                answer = {"status": status, "removed": removed}
             elif order["op"] == "link":
                 ours_end, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
                 links[ours_end] = {}
@@ -167,7 +172,17 @@ def _end(pid: int, job: dict, sweeper: Sweeper | None) -> None:
         sweeper.sweep(confine.child_uid(pid))
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
-    shutil.rmtree(job["workdir"], ignore_errors=True)
+    remove(job["workdir"])
+
+
+def remove(workdir: str) -> str | None:
+    """Remove a child's workdir; what could not be removed, said (never ignored)."""
+    problems: list[str] = []
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}"))
+    else:
+        shutil.rmtree(workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}"))
+    return f"could not remove {problems[0]}" if problems else None
 
 
 def _kill_strays(sessions: set[int]) -> None:
