@@ -4,7 +4,9 @@ Every contender wraps the same trivial body (it returns a fixed, good value), so
 measured is the checking, not the work. Overheads are the wrapped call minus the bare body
 call; each time is timeit's minimum over a few runs (the least disturbed one). That is done
 in 7 rounds, and each ratio is reported as the rounds' median with their spread: a goal met
-in some rounds and missed in others is "within noise", not a bare NO.
+in some rounds and missed in others is "within noise", not a bare NO. The body's cost is the
+machine's, not a round's: its best over every round is what is subtracted, so a burst of load
+on one round's body run cannot make an overhead negative.
 
     (a) check_args            vs pydantic validate_call's argument validation (strict, extra forbidden)
     (b) the whole door        vs validate_call with validate_return=True (args and return)
@@ -127,12 +129,12 @@ COMPARISONS = [
 ]
 
 
-def _ratio(seconds: dict[str, float], ours: str, theirs: str, kind: str, sense: str) -> tuple:
-    """(ours µs, theirs µs, ratio) for one round: overheads are minus that round's bare body call."""
+def _ratio(seconds: dict[str, float], body: float, ours: str, theirs: str, kind: str, sense: str) -> tuple:
+    """(ours µs, theirs µs, ratio) for one round: overheads are minus the bare body call's best."""
     # check_args runs no body, so it is all overhead as it stands.
-    minus = 0.0 if kind == "whole" or ours == "check_args" else seconds["body"]
+    minus = 0.0 if kind == "whole" or ours == "check_args" else body
     ours_us = (seconds[ours] - minus) * 1e6
-    theirs_us = (seconds[theirs] - (0.0 if kind == "whole" else seconds["body"])) * 1e6
+    theirs_us = (seconds[theirs] - (0.0 if kind == "whole" else body)) * 1e6
     return ours_us, theirs_us, ours_us / theirs_us if sense == "<=" else theirs_us / ours_us
 
 
@@ -144,8 +146,9 @@ def compare(rounds: list[dict[str, float]]) -> list[dict]:
     others is "within noise": on this machine, now, the measurement cannot tell.
     """
     rows = []
+    body = min(seconds["body"] for seconds in rounds)
     for what, ours, theirs, kind, (sense, goal) in COMPARISONS:
-        figures = [_ratio(seconds, ours, theirs, kind, sense) for seconds in rounds]
+        figures = [_ratio(seconds, body, ours, theirs, kind, sense) for seconds in rounds]
         ratios = [ratio for _, _, ratio in figures]
         met = sum(ratio <= goal if sense == "<=" else ratio >= goal for ratio in ratios)
         verdict = "yes" if met == len(ratios) else "NO" if met == 0 else f"within noise ({met} of {len(ratios)} met)"
@@ -181,10 +184,10 @@ def table(rows: list[dict]) -> str:
 
 def main() -> None:
     rounds = measure()
-    bodies = [seconds["body"] * 1e6 for seconds in rounds]
+    body = min(seconds["body"] for seconds in rounds) * 1e6
     load = os.getloadavg()[0]
     print(
-        f"bare body call: {statistics.median(bodies):.3f} µs (subtracted from every overhead); "
+        f"bare body call: {body:.3f} µs at best (subtracted from every overhead); "
         f"{len(rounds)} rounds, each the best of 3 runs"
     )
     print(
