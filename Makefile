@@ -43,6 +43,7 @@ NEWEST_VENV := .venv-newest
 NEWEST_NEEDS := langgraph jsonschema hypothesis tqdm pyseccomp nbformat pytest pytest-xdist
 # The stage tests, the oracle's, and the sandbox's (fork, signals, prctl: what a new Python may
 # change); the slow end-to-end grading tests run under the main Python only, to keep this cheap.
+# Its pytest loads the plugins it names, as pyproject.toml's addopts does (there: why).
 NEWEST_TESTS := tests/test_stage1_contract.py tests/test_stage2_check_args.py tests/test_stage3_check_result.py \
   tests/test_stage4_door.py tests/test_stage5_memo.py tests/test_stage6_graph.py \
   tests/test_grader_oracle.py tests/test_sandbox.py
@@ -53,7 +54,7 @@ test-newest:
 	else $(MAKE) --no-print-directory NEWEST_PYTHON="$$py" $(NEWEST_VENV)/.installed && \
 	  echo "test-newest: the stage and grader tests under $$($(NEWEST_VENV)/bin/python -V)" && \
 	  $(NEWEST_VENV)/bin/python -m compileall -q agtool grader tests && \
-	  $(NEWEST_VENV)/bin/python -m pytest -n auto -q -o addopts= -p no:cacheprovider $(NEWEST_TESTS); fi
+	  $(NEWEST_VENV)/bin/python -m pytest -n auto -q -o addopts= --disable-plugin-autoload -p xdist -p hypothesispytest -p no:cacheprovider $(NEWEST_TESTS); fi
 
 $(NEWEST_VENV)/.installed: requirements.txt pyproject.toml
 	$(NEWEST_PYTHON) -m venv $(NEWEST_VENV)

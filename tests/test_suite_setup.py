@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,17 @@ def test_the_student_kit_has_no_lint_step():
     files = kit_files()
     assert "ruff" not in files["Makefile"].decode() and "mypy" not in files["Makefile"].decode()
     assert "[tool.ruff" not in files["pyproject.toml"].decode() and "[tool.mypy" not in files["pyproject.toml"].decode()
+
+
+def test_pytest_loads_the_plugins_pyproject_names_and_no_other(pytestconfig):
+    """Found by entry point, every installed package's plugin would load (langsmith's, anyio's,
+    platformdirs'), and each such package is assertion-rewritten module by module as it is imported."""
+    installed = {entry.name for entry in entry_points(group="pytest11")}
+    assert {"langsmith_plugin", "anyio"} <= installed  # what the named list keeps out is there to keep out
+    loaded = {name for name in installed if pytestconfig.pluginmanager.has_plugin(name)}
+    assert loaded == {"xdist", "nbval", "hypothesispytest"}
+    kit = (ROOT / "grader" / "instructor" / "kit_template" / "pyproject.toml").read_text()  # a template, not TOML
+    assert 'addopts = "--disable-plugin-autoload -p nbval ' in kit
 
 
 def test_no_process_of_the_lab_builds_jsonschemas_iri_parser():
