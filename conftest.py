@@ -2,7 +2,7 @@
 
 - Scheduling: every test is its own unit of work, except that a notebook's cells (one
   test each, run in order in one kernel) go to one worker together, so do the tests of a
-  file that share one dear module fixture (ONE_FIXTURE), and so do the browser tests
+  file that share something dear (ONE_WORKER), and so do the browser tests
   (one JupyterLab and one Chromium at a time: on two cores, two of each make both slow).
   Bigger units are handed out first. xdist's own loadgroup does not do this here: it marks
   a test's group by rewriting a nodeid attribute that pytest 9 no longer reads, so the
@@ -22,9 +22,12 @@ QUIET = 30  # seconds
 
 
 BROWSER_TESTS = re.compile(r"tests/test_browser_\w+\.py")
-# Test files whose module-scoped fixture is dear (cosmic-ray enumerating the reference's
-# mutants: seconds): their tests go to one worker together, so the fixture is built once.
-ONE_FIXTURE = {"tests/test_mutation_tool.py"}
+# Test files whose tests go to one worker together, so that what they share is paid once, not
+# once a worker: file -> what that is.
+ONE_WORKER = {
+    "tests/test_mutation_tool.py": "a module fixture: cosmic-ray enumerating the reference's mutants (seconds)",
+    "tests/test_providers.py": "the OpenAI and Anthropic SDKs, imported by the first test (5 s of CPU)",
+}
 
 
 def work_unit(nodeid: str) -> str:
@@ -34,7 +37,7 @@ def work_unit(nodeid: str) -> str:
         return path
     if BROWSER_TESTS.fullmatch(path):
         return "browser"
-    if path in ONE_FIXTURE:
+    if path in ONE_WORKER:
         return path
     return nodeid
 

@@ -13,17 +13,19 @@ is the proof instead (hence the `type: ignore[arg-type]`s, "our JSON dict").
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx2
-import openai
 import pytest
-from anthropic.types import MessageParam, TextBlock
-from openai.types.chat import ChatCompletionMessageParam
 
 from agtool import providers, schema, tools
 from agtool.providers import ToolCall
+
+if TYPE_CHECKING:  # imported where a client is made: the SDKs take 5 s of CPU to import, and every
+    import anthropic  # pytest-xdist worker collects this file, but one runs it (see conftest.py)
+    import openai
+    from anthropic.types import MessageParam
+    from openai.types.chat import ChatCompletionMessageParam
 
 RECORDINGS = Path(__file__).parent / "recordings"
 QUESTION = "How many A-100 kettles are left near Seoul, how long to Jeju, and when is the next restock?"
@@ -47,13 +49,17 @@ class Recorded:
         return httpx2.Response(self.status, json=self.bodies.pop(0), headers={"x-request-id": "req_recorded"})
 
 
-def openai_client(recorded: Recorded) -> openai.OpenAI:
+def openai_client(recorded: Recorded) -> "openai.OpenAI":
+    import openai
+
     return openai.OpenAI(
         api_key="sk-test-not-a-key", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(recorded))
     )
 
 
-def anthropic_client(recorded: Recorded) -> anthropic.Anthropic:
+def anthropic_client(recorded: Recorded) -> "anthropic.Anthropic":
+    import anthropic
+
     return anthropic.Anthropic(
         api_key="sk-ant-test-not-a-key",
         max_retries=0,
@@ -306,6 +312,8 @@ def test_anthropic_tool_uses_through_the_door_and_back_as_tool_results(bodies):
     assert sent["messages"][-1] == reply
     assert [block.get("id") for block in sent["messages"][1]["content"]][1:] == [call.id for call in calls]
     first = final.content[0]
+    from anthropic.types import TextBlock
+
     assert isinstance(first, TextBlock) and first.text.startswith("Busan-1 has 3")
 
 

@@ -144,10 +144,18 @@ print(len(names)); print("\\n".join(failed))
     assert int(count) > 40 and failed == [], failed
 
 
-def test_the_mutation_tools_tests_share_one_worker_so_its_mutants_are_enumerated_once(pytestconfig):
+@pytest.mark.parametrize("path", ["tests/test_mutation_tool.py", "tests/test_providers.py"])
+def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestconfig, path):
     work_unit = root_conftest(pytestconfig).work_unit
-    units = {work_unit(f"tests/test_mutation_tool.py::test_{n}") for n in range(5)}
-    assert units == {"tests/test_mutation_tool.py"}
+    units = {work_unit(f"{path}::test_{n}") for n in range(5)}
+    assert units == {path}
+
+
+def test_collecting_the_provider_tests_imports_no_sdk():
+    """Every worker collects every file; the SDKs are imported by the one worker that runs the tests."""
+    script = "import sys, tests.test_providers; print(sorted({'openai', 'anthropic'} & set(sys.modules)))"
+    python = forked_python.command([sys.executable, "-c", script])
+    assert subprocess.run(python, capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip() == "[]"
 
 
 # ── the notebooks' kernels (tests/forked_python.py) ─────────────────────────
