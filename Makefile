@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 # The server's root is the repository, so the file browser shows agtool/tools.py beside
 # notebooks/ (a notebook alone on the command line would make its folder the root), and
 # the first notebook opens. JupyterLab refuses to run as root unless told; a lab in a
-# container often is root. tests/test_browser_lab.py runs this very rule.
+# container often is root. tests/test_browser.py runs this very rule.
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=. notebooks/01_contract.ipynb
 

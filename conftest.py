@@ -1,9 +1,8 @@
 """For the whole suite (tests/ and notebooks/) under pytest-xdist, as `make test` runs it (-n auto).
 
 - Scheduling: every test is its own unit of work, except that a notebook's cells (one
-  test each, run in order in one kernel) go to one worker together, so do the tests of a
-  file that share something dear (ONE_WORKER), and so do the browser tests
-  (one JupyterLab and one Chromium at a time: on two cores, two of each make both slow).
+  test each, run in order in one kernel) go to one worker together, and so do the tests
+  of a file that share something dear (ONE_WORKER), the browser tests among them.
   Bigger units are handed out first. xdist's own loadgroup does not do this here: it marks
   a test's group by rewriting a nodeid attribute that pytest 9 no longer reads, so the
   marks were silently ignored and notebooks split across workers.
@@ -12,7 +11,6 @@
   report it names what is still running, and how long it has been.
 """
 
-import re
 import threading
 import time
 
@@ -21,12 +19,13 @@ pytest_plugins = ("tests.forked_python",)  # the notebooks' kernels fork from a 
 QUIET = 30  # seconds
 
 
-BROWSER_TESTS = re.compile(r"tests/test_browser_\w+\.py")
 # Test files whose tests go to one worker together, so that what they share is paid once, not
 # once a worker: file -> what that is.
 ONE_WORKER = {
     "tests/test_mutation_tool.py": "a module fixture: cosmic-ray enumerating the reference's mutants (seconds)",
     "tests/test_providers.py": "the OpenAI and Anthropic SDKs, imported by the first test (5 s of CPU)",
+    # and on two cores, two JupyterLabs and two Chromiums at once make both slow
+    "tests/test_browser.py": "module fixtures: one `make lab`, one Chromium",
 }
 
 
@@ -35,8 +34,6 @@ def work_unit(nodeid: str) -> str:
     path = nodeid.split("::")[0]
     if path.endswith(".ipynb"):
         return path
-    if BROWSER_TESTS.fullmatch(path):
-        return "browser"
     if path in ONE_WORKER:
         return path
     return nodeid

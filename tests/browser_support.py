@@ -80,8 +80,11 @@ def kernel_idle(url: str, notebook: str) -> bool:
     return any(s["path"].endswith(notebook) and s["kernel"]["execution_state"] == "idle" for s in sessions)
 
 
-@pytest.fixture  # not one for the session: while Playwright's sync API is open, the thread's asyncio
-def chromium():  # loop counts as running, and every later anyio.run in that worker refuses to start
+# One for the module (tests/test_browser.py), not for the session: while Playwright's sync API is
+# open, the thread's asyncio loop counts as running, and every later anyio.run in that worker
+# refuses to start. The module's tests share a worker (conftest.py), so it closes before any other.
+@pytest.fixture(scope="module")
+def chromium():
     """Debian's Chromium under Playwright; a missing piece fails the test with what to install."""
     try:
         from playwright.sync_api import sync_playwright

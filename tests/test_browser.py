@@ -1,17 +1,26 @@
-"""`make lab` as a student meets it: the file browser, agtool/tools.py, an edit, a re-run cell.
+"""JupyterLab in a real headless Chromium: `make lab` as a student meets it, and the panel.
 
-The test runs the Makefile's own `lab` rule (not a copy of its command line, so the
-two cannot drift) in a copy of the repository in tmp_path; the real agtool/tools.py
-is never touched. Only what a test needs on top of `make lab` is set from outside:
-a free port, no token, and a "browser" that writes down the address JupyterLab asks
-it to open (in a jupyter_server_config.json of this run's own), PYTHONPATH so the
-kernel imports the copy's agtool rather than the editable install, and VENV, the
-Makefile's own variable, naming the venv these tests run in (`-o` so make does not
-reinstall it). Chromium then opens that address, as a student's browser would,
-finds agtool/ and notebooks/ at the top of the file browser, opens tools.py with
-clicks, edits a tool description, saves, re-runs the notebook's describe_tools()
-cell and sees the new description, with no kernel restart (%autoreload). The
-screenshots land in tests/artifacts/lab_*.png.
+One `make lab` and one Chromium serve both tests (each starts in seconds of CPU, the
+suite's dearest fixtures); each test has a page of its own.
+
+The lab runs the Makefile's own `lab` rule (not a copy of its command line, so the
+two cannot drift) in a copy of the repository in a temporary folder; the real
+agtool/tools.py is never touched. Only what a test needs on top of `make lab` is set
+from outside: a free port, no token, and a "browser" that writes down the address
+JupyterLab asks it to open (in a jupyter_server_config.json of this run's own),
+PYTHONPATH so the kernel imports the copy's agtool rather than the editable install,
+and VENV, the Makefile's own variable, naming the venv these tests run in (`-o` so
+make does not reinstall it). Debian's Chromium, driven by Playwright (no Playwright
+browser download: it cannot happen here), then
+
+- opens that address, as a student's browser would, finds agtool/ and notebooks/ at
+  the top of the file browser, opens tools.py with clicks, edits a tool description,
+  saves, re-runs the notebook's describe_tools() cell and sees the new description,
+  with no kernel restart (%autoreload);
+- opens tests/browser/panel_demo.ipynb (copied beside them), runs all its cells from
+  the Run menu and reads the panel's rendered text.
+
+The screenshots land in tests/artifacts/lab_*.png and panel.png.
 """
 
 import json
@@ -38,7 +47,7 @@ from tests.browser_support import (
     wait_for,
 )
 
-pytestmark = pytest.mark.browser  # one worker runs both browser tests: see conftest.py
+pytestmark = pytest.mark.browser  # its tests share one worker, for the module fixtures: see conftest.py
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST = "notebooks/01_contract.ipynb"
@@ -46,24 +55,28 @@ FIRST = "notebooks/01_contract.ipynb"
 DESCRIPTION = "Days for a SKU to reach a region."
 EDITED = "Days for a SKU to reach a region, edited in the browser."
 DESCRIBE_CELL = "lab.attempt(tools.describe_tools)"
+PANEL_DEMO = Path(__file__).parent / "browser" / "panel_demo.ipynb"
 
 
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    """What `make lab` needs of the repository, copied (mtimes kept), without caches."""
-    copy = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    """What `make lab` needs of the repository, copied (mtimes kept), without caches, and the panel's demo."""
+    copy = tmp_path_factory.mktemp("lab") / "repo"
     for folder in ("agtool", "notebooks"):
         shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_*"))
     for name in ("Makefile", "requirements.txt", "pyproject.toml"):
         shutil.copy2(ROOT / name, copy / name)
+    shutil.copy(PANEL_DEMO, copy)
     assert DESCRIPTION in (copy / "agtool" / "tools.py").read_text()
     return copy
 
 
-@pytest.fixture
-def make_lab(repo, tmp_path):
-    """(url opened, url of the server, server, log) for `make lab` run in the copy; stopped whatever happens."""
-    config, opened = tmp_path / "jupyter-config", tmp_path / "opened.txt"
+@pytest.fixture(scope="module")
+def make_lab(chromium, repo):
+    """(url opened, url of the server, server, log) for `make lab` run in the copy; stopped whatever happens.
+    After chromium: a missing browser fails before JupyterLab starts."""
+    folder = repo.parent  # the module's own temporary folder
+    config, opened = folder / "jupyter-config", folder / "opened.txt"
     (config / "labconfig").mkdir(parents=True)
     (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
     record = [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')", str(opened), "%s"]
@@ -80,15 +93,15 @@ def make_lab(repo, tmp_path):
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(config),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
+        "IPYTHONDIR": str(folder / "ipython"),
         "PYTHONPATH": str(repo),
     }
     for inherited in ("MAKEFLAGS", "MAKELEVEL"):  # a `make test` above us must not pass its flags down
         env.pop(inherited, None)
     venv = Path(sys.prefix)
     command = ["make", "--no-print-directory", "-o", f"{venv}/.installed", "lab", f"VENV={venv}"]
-    log = tmp_path / "make-lab.log"
+    log = folder / "make-lab.log"
     with log.open("w") as output:
         server = subprocess.Popen(
             command,
@@ -190,3 +203,54 @@ def test_make_lab_serves_the_repository_and_an_edit_to_tools_py_reaches_the_note
     assert "Traceback" not in describe.locator(".jp-OutputArea").text_content()
     describe.scroll_into_view_if_needed()
     page.screenshot(path=ARTIFACTS / "lab_rerun.png")
+
+
+def run_all_cells(page):
+    """Run ▸ Run All Cells, from JupyterLab's menu bar."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+
+def test_the_panel_renders_counters_reasons_and_path_in_jupyterlab(chromium, make_lab, repo):
+    from playwright.sync_api import expect
+
+    _, url, server, log = make_lab
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/lab/tree/{PANEL_DEMO.name}")
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90 * SECONDS)
+    wait_for("the notebook's kernel starting", lambda: kernel_idle(url, PANEL_DEMO.name), 90, server, log)
+    run_all_cells(page)
+
+    panel = page.locator(".agtool-panel")
+    # The last cell's graph run is the last thing the panel shows.
+    expect(panel.locator(".agtool-run-status")).to_have_text("status: answered", timeout=90 * SECONDS)
+
+    outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
+    assert f"kernel: {sys.executable}" in "\n".join(outputs), outputs  # this venv's Python
+    assert f"agtool: {repo / 'agtool' / '__init__.py'}" in "\n".join(outputs), outputs  # the copy's, as make lab's
+
+    def counters(tool):
+        return panel.locator(f".agtool-tool-{tool} .widget-label").all_inner_texts()
+
+    # refused once at the door, one body run then a memo hit, two door calls in the run (one refused)
+    assert counters("stock_lookup") == ["stock_lookup", "body runs: 2", "door calls: 4", "memo hits: 1"]
+    assert counters("stock_lookup_v2") == ["stock_lookup_v2", "body runs: 1", "door calls: 1", "memo hits: 0"]
+    assert counters("delivery_eta") == ["delivery_eta", "body runs: 1", "door calls: 1", "memo hits: 0"]
+    expect(panel.locator(".agtool-memo")).to_have_text("memo entries: 1")
+
+    expect(panel.locator(".agtool-stage-args")).to_contain_text("#1 args:allowed:region")
+    expect(panel.locator(".agtool-stage-args")).to_contain_text("#3 args:range:limit")
+    expect(panel.locator(".agtool-stage-tool")).to_contain_text("#2 tool:raised:KeyError")
+    expect(panel.locator(".agtool-stage-result")).to_contain_text("#4 result:too_big:rows")
+    expect(panel.locator(".agtool-reasons mark")).to_have_text("#4 result:too_big:rows")
+
+    expect(panel.locator(".agtool-path")).to_have_text("path: pick → call → fix → call → fix → call → answer")
+    expect(panel.locator(".agtool-attempts")).to_have_text("attempts: 3 of 3")
+    expect(panel.locator(".agtool-envelope")).to_contain_text('"ok": true')
+
+    page_text = page.locator("body").inner_text()
+    assert "Traceback" not in page_text and "Error displaying widget" not in page_text
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    panel.screenshot(path=ARTIFACTS / "panel.png")
+    page.screenshot(path=ARTIFACTS / "lab.png")
