@@ -3,12 +3,14 @@
 import contextlib
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from agtool import tools
-from grader.kit.spies import Spy
+# The lab's modules are imported where a fixture first runs: pytest-xdist's controller loads this
+# file too, runs no test, and would wait 2 s for LangGraph before starting the workers.
+if TYPE_CHECKING:
+    from grader.kit.spies import Spy
 
 
 @contextlib.contextmanager
@@ -17,6 +19,8 @@ def restored_table():
 
     Tests edit the copies (even nested specs), so no edit leaks into the next test.
     """
+    from agtool import tools
+
     saved_tools, saved_fixes = dict(tools.TOOLS), dict(tools.FIXES)
     tools.TOOLS.update(copy.deepcopy(saved_tools))
     try:
@@ -31,8 +35,8 @@ def restored_table():
 @pytest.fixture
 def table():
     """agtool.tools.TOOLS, free to edit in this test."""
-    with restored_table():
-        yield tools.TOOLS
+    with restored_table() as tools_table:
+        yield tools_table
 
 
 @pytest.fixture(scope="session")
@@ -47,6 +51,8 @@ def restoring():
 @pytest.fixture
 def put_tool(table):
     """put_tool(name, body, args={...}, returns={...}, **extra): a checked contract in TOOLS."""
+
+    from agtool import tools
 
     def put(name, body, args=None, returns=None, **extra):
         table[name] = {
@@ -70,7 +76,9 @@ def spy():
     so a caller that changes it changes no later run's answer.
     """
 
-    def make(value: Any = None, raises: BaseException | None = None, wraps: Callable[..., Any] | None = None) -> Spy:
+    from grader.kit.spies import Spy
+
+    def make(value: Any = None, raises: BaseException | None = None, wraps: Callable[..., Any] | None = None) -> "Spy":
         def body(**args: Any) -> Any:
             if raises is not None:
                 raise raises

@@ -148,10 +148,18 @@ def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestco
     assert units == {path}
 
 
-def test_collecting_the_provider_tests_imports_no_sdk():
-    """Every worker collects every file; the SDKs are imported by the one worker that runs the tests."""
-    script = "import sys, tests.test_providers; print(sorted({'openai', 'anthropic'} & set(sys.modules)))"
-    python = forked_python.command([sys.executable, "-c", script])
+@pytest.mark.parametrize(
+    ("module", "dear"),
+    [
+        # every worker collects every file; the SDKs are imported by the one worker that runs the tests
+        ("tests.test_providers", ["anthropic", "openai"]),
+        # xdist's controller loads the fixtures' conftest too, and runs no test
+        ("tests.conftest", ["agtool.tools", "grader.kit.spies"]),
+    ],
+)
+def test_loading_a_test_module_imports_nothing_dear_before_a_test_needs_it(module, dear):
+    script = f"import sys, {module}; print(sorted(set({dear!r}) & set(sys.modules)))"
+    python = [sys.executable, "-c", script]  # not a fork of the suite's server: it imported LangGraph
     assert subprocess.run(python, capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip() == "[]"
 
 
