@@ -213,6 +213,21 @@ def test_cases_replayed_from_an_earlier_submission_give_what_hypothesis_gives(tm
     assert drawn_again  # some failure was found in a replayed case, not in a fixed one
 
 
+def test_cases_drawn_ahead_are_the_ones_a_passing_submission_is_drawn(monkeypatch):
+    """class draws a seed's cases before forking its workers (probing.draw_ahead): they must be the
+    very cases grading the reference draws, case for case, or the workers would judge others."""
+    from grader.kit import probing
+
+    monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
+    grade(str(REFERENCE), LocalSession, seed=11)
+    drawn_by_grading = {key[0]: repr(cases) for key, cases in probing._PASSED_DRAWS.items()}  # repr: NaN != NaN
+    probing._PASSED_DRAWS.clear()
+    probing.draw_ahead([check for stage in STAGES.values() for check in stage.checks], seed=11)
+    drawn_ahead = {key[0]: repr(cases) for key, cases in probing._PASSED_DRAWS.items()}
+    assert drawn_ahead == drawn_by_grading
+    assert len(drawn_ahead) == sum(len(stage.checks) for stage in STAGES.values())
+
+
 def test_the_replay_command_replays_the_same_failure(tmp_path):
     path = write_patched(tmp_path, "tools.py", *BROKEN["bool_accepted_as_int.py"][:2])
     whole = grade(str(path), LocalSession, seed=3, stages=(2,))

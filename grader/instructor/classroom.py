@@ -51,8 +51,10 @@ from tqdm import tqdm
 
 from agtool.syllabus import LESSONS
 from grader.instructor.sandbox.session import Link, SandboxSession, warm, zygote
+from grader.kit.checks import STAGES
 from grader.kit.grading import STAGE_POINTS, grade
 from grader.kit.intake import NotASubmission, read_submission
+from grader.kit.probing import draw_ahead
 from grader.kit.report import Audience, write_atomically, write_feedback, write_results
 
 STAGE_NUMBERS = sorted(LESSONS)  # the gradebook's stage columns, in order
@@ -289,6 +291,9 @@ def _grade_pending(
     progress: bool,
 ) -> None:
     """Grade `pending` in pools, filling rows (and failures) in and rewriting the gradebook after each student."""
+    # The seed's random cases, drawn once here: the pool's workers are forked from this process
+    # and replay them, where each would draw them again (Hypothesis: most of a first grade's time).
+    draw_ahead([check for stage in STAGES.values() for check in stage.checks], seed)
     with _Bar(total=len(pending), unit="student", desc="grading", disable=not progress) as bar:
 
         def done(student: str, row: Row | None, why: str | None) -> None:

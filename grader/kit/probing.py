@@ -294,6 +294,26 @@ def _drawn(check: Check, seed: int, scale: float, probe_once: Callable[[Any], No
     _PASSED_DRAWS[key] = tuple(drawn)  # no exception: every case passed
 
 
+def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
+    """Draw every check's random cases now, as a submission that passes them all has them drawn,
+    so that run_check replays them (see _drawn). A process that forks graders (class's pool
+    workers) calls this first: its workers inherit the draws instead of each making them."""
+    for check in checks:
+        key = (check.label, check.cases, seed, scale)
+        if key not in _PASSED_DRAWS:
+            _PASSED_DRAWS[key] = _every_case(check, seed, scale)
+
+
+def _every_case(check: Check, seed: int, scale: float) -> tuple[Any, ...]:
+    drawn: list[Any] = []
+
+    def passes(case: Any) -> None:  # every case passes: the draws of a passing submission
+        drawn.append(case)
+
+    _draw(check, seed, scale, passes)
+    return tuple(drawn)
+
+
 def _draw(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> None:
     """Hypothesis's cases of the check, seeded, shrunk after the first failure (probe_once counts them)."""
     test = hypothesis.settings(
