@@ -24,6 +24,7 @@ QUIET = 30  # seconds
 ONE_WORKER = {
     "tests/test_mutation_tool.py": "a module fixture: cosmic-ray enumerating the reference's mutants (seconds)",
     "tests/test_providers.py": "the OpenAI and Anthropic SDKs, imported by the first test (5 s of CPU)",
+    "tests/test_release.py": "session fixtures: the kits, built from the reference (seconds)",
     # and on two cores, two JupyterLabs and two Chromiums at once make both slow
     "tests/test_browser.py": "module fixtures: one `make lab`, one Chromium",
 }

@@ -62,8 +62,8 @@ def kit_env(kit: Path) -> dict:
     return {**os.environ, "PYTHONPATH": str(kit)}
 
 
-# The kits are built once per test process (under pytest-xdist: once per worker, each in its
-# own tmp dir), and shared by every test that reads or runs them: a build costs seconds.
+# The kits are built once per test process (under pytest-xdist this file's tests share one
+# worker: conftest.py), and shared by every test that reads or runs them: a build costs seconds.
 @pytest.fixture(scope="session")
 def kit_files():
     return release.kit_files()

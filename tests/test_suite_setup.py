@@ -31,8 +31,8 @@ def test_a_notebooks_cells_go_to_one_worker_and_other_tests_each_alone(pytestcon
     assert cells == {"notebooks/04_door.ipynb"}
     assert work_unit("tests/browser/panel_demo.ipynb::Cell 0") == "tests/browser/panel_demo.ipynb"
     ordinary = [
-        "tests/test_release.py::test_a",
-        "tests/test_release.py::test_b",
+        "tests/test_classroom.py::test_a",
+        "tests/test_classroom.py::test_b",
         "tests/test_stage3_check_result.py::test_never_raises[nan]",
     ]
     assert [work_unit(nodeid) for nodeid in ordinary] == ordinary
@@ -141,7 +141,9 @@ print(len(names)); print("\\n".join(failed))
     assert int(count) > 40 and failed == [], failed
 
 
-@pytest.mark.parametrize("path", ["tests/test_mutation_tool.py", "tests/test_providers.py", "tests/test_browser.py"])
+@pytest.mark.parametrize(
+    "path", ["tests/test_mutation_tool.py", "tests/test_providers.py", "tests/test_browser.py", "tests/test_release.py"]
+)
 def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestconfig, path):
     work_unit = root_conftest(pytestconfig).work_unit
     units = {work_unit(f"{path}::test_{n}") for n in range(5)}
