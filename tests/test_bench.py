@@ -1,13 +1,24 @@
 """The benchmark runs and reports its four ratios with their spread (no timing is asserted here)."""
 
+import importlib
 import re
 
-from agtool import bench, tools
+import pytest
+
+from agtool import tools
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """agtool.bench, imported by the first test here: it builds pydantic models and a LangChain tool (2 s
+    of CPU), and every pytest-xdist worker collects this file; one runs it (conftest.py)."""
+    return importlib.import_module("agtool.bench")
+
 
 CONTENDERS = {"body", "check_args", "door", "memo hit", "pydantic args", "pydantic args+return", "StructuredTool"}
 
 
-def test_bench_measures_every_contender_and_prints_the_ratios():
+def test_bench_measures_every_contender_and_prints_the_ratios(bench):
     """A tiny run of python -m agtool.bench: every figure measured in every round, four rows against their goals."""
     rounds = bench.measure(number=10, rounds=2, repeat=3)  # best of 3: one disturbed run is not the figure
     assert len(rounds) == 2
@@ -43,26 +54,26 @@ def rounds_with(check_args_us: list[float]) -> list[dict[str, float]]:
     ]
 
 
-def args_row(check_args_us):
+def args_row(bench, check_args_us):
     (row,) = [row for row in bench.compare(rounds_with(check_args_us)) if row["ours"] == "check_args"]
     return row
 
 
-def test_a_goal_that_flips_between_rounds_is_within_noise_not_no():
+def test_a_goal_that_flips_between_rounds_is_within_noise_not_no(bench):
     """Goal (a) is ours/theirs <= 0.7 with theirs 10 µs: 6 µs meets it, 8 µs misses it."""
-    row = args_row([6, 8, 6])
+    row = args_row(bench, [6, 8, 6])
     assert row["verdict"] == "within noise (2 of 3 met)" and not row["met"]
     assert (round(row["low"], 2), round(row["ratio"], 2), round(row["high"], 2)) == (0.6, 0.6, 0.8)
     assert "0.60–0.80x" in bench.table([row])
 
 
-def test_yes_and_no_need_every_round_to_agree():
-    met, missed = args_row([6, 6.5, 5]), args_row([8, 9, 7.5])
+def test_yes_and_no_need_every_round_to_agree(bench):
+    met, missed = args_row(bench, [6, 6.5, 5]), args_row(bench, [8, 9, 7.5])
     assert (met["verdict"], met["met"]) == ("yes", True)
     assert (missed["verdict"], missed["met"]) == ("NO", False)
 
 
-def test_a_body_run_disturbed_in_one_round_makes_no_overhead_negative():
+def test_a_body_run_disturbed_in_one_round_makes_no_overhead_negative(bench):
     """The body's best over every round is subtracted: a burst of load on one round's body run
     (CI saw the door's overhead at -2 µs and a ratio of -36x) leaves every overhead positive."""
     rounds = rounds_with([6, 6, 6])

@@ -12,15 +12,16 @@ import sys
 import threading
 import types as pytypes
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
-from agtool import inventory, mcp_server, schema, tools
+from agtool import inventory, schema, tools
 from tests import forked_python
+
+if TYPE_CHECKING:  # imported where first used: the MCP SDK takes 2 s of CPU, and every pytest-xdist
+    from mcp import StdioServerParameters  # worker collects this file; one runs it (conftest.py)
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 60  # seconds for one conversation: a hung server fails the test instead of the run
@@ -81,14 +82,19 @@ CALLS = {
 }
 
 
-def server(*args: str) -> StdioServerParameters:
+def server(*args: str) -> "StdioServerParameters":
     """The server as a client starts it: a Python, here forked from the suite's (tests/forked_python.py)."""
+    from mcp import StdioServerParameters
+
     python, *rest = forked_python.command([sys.executable, "-m", "agtool.mcp_server", *args])
     return StdioServerParameters(command=python, args=rest, cwd=str(REPO))
 
 
-async def converse(params: StdioServerParameters, calls: dict, errlog, runs: Path | None = None) -> dict:
+async def converse(params: "StdioServerParameters", calls: dict, errlog, runs: Path | None = None) -> dict:
     """One session: initialize, tools/list, then each call, with the body-run log read after each."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
     with anyio.fail_after(TIMEOUT):
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -113,6 +119,12 @@ def served(tmp_path_factory):
     return said
 
 
+def _mcp_server():
+    from agtool import mcp_server
+
+    return mcp_server
+
+
 def text_of(result) -> str:
     (block,) = result.content
     assert block.type == "text"
@@ -124,7 +136,7 @@ def text_of(result) -> str:
 
 def test_tools_list_is_the_contract_as_to_mcp_says_it(served):
     """inputSchema and outputSchema of every served tool are schema.to_mcp of the module's own TOOLS."""
-    expected = schema.to_mcp(mcp_server.load_tools(str(served["path"])).TOOLS)
+    expected = schema.to_mcp(_mcp_server().load_tools(str(served["path"])).TOOLS)
     listed = [
         {"name": t.name, "description": t.description, "inputSchema": t.input_schema, "outputSchema": t.output_schema}
         for t in served["listed"].tools
@@ -206,7 +218,7 @@ def test_a_body_that_prints_does_not_corrupt_the_wire(served):
 def test_a_broken_door_is_an_error_result_too(door, reason):
     module = pytypes.ModuleType("tools")
     module.__dict__["call_tool"] = door  # a stand-in for a tools.py: its only name the door reads
-    result = mcp_server.through_the_door(module, "t", {})
+    result = _mcp_server().through_the_door(module, "t", {})
     assert result.is_error is True and text_of(result) == reason
 
 
@@ -306,7 +318,7 @@ def test_a_module_that_cannot_be_served_gets_one_line_and_exit_2(tmp_path, capsy
     path = tmp_path / file
     if text is not None:
         path.write_text(text)
-    assert mcp_server.main(["--module", str(path)]) == 2
+    assert _mcp_server().main(["--module", str(path)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and err.startswith("agtool.mcp_server: ")
     assert all(word in err for word in words), err

@@ -142,7 +142,15 @@ print(len(names)); print("\\n".join(failed))
 
 
 @pytest.mark.parametrize(
-    "path", ["tests/test_mutation_tool.py", "tests/test_providers.py", "tests/test_browser.py", "tests/test_release.py"]
+    "path",
+    [
+        "tests/test_mutation_tool.py",
+        "tests/test_providers.py",
+        "tests/test_browser.py",
+        "tests/test_release.py",
+        "tests/test_bench.py",
+        "tests/test_mcp_server.py",
+    ],
 )
 def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestconfig, path):
     work_unit = root_conftest(pytestconfig).work_unit
@@ -155,6 +163,8 @@ def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestco
     [
         # every worker collects every file; the SDKs are imported by the one worker that runs the tests
         ("tests.test_providers", ["anthropic", "openai"]),
+        ("tests.test_bench", ["agtool.bench", "langchain_core.tools"]),
+        ("tests.test_mcp_server", ["mcp", "agtool.mcp_server"]),
         # xdist's controller loads the fixtures' conftest too, and runs no test
         ("tests.conftest", ["agtool.tools", "grader.kit.spies"]),
     ],
