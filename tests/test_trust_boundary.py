@@ -26,7 +26,7 @@ pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py")
 HOSTILE = Path(__file__).parent / "submissions" / "hostile"
-LIMITS = Limits(answer_seconds=2, stage_seconds=60)
+LIMITS = Limits(answer_seconds=1, stage_seconds=60)  # a hang costs 1 s; an honest answer, milliseconds
 ALL = (1, 2, 3, 4, 5, 6)
 LATER = (2, 3, 4, 5, 6)
 
@@ -35,9 +35,9 @@ LATER = (2, 3, 4, 5, 6)
 CONTAINED = {
     "sys_exit_at_import": (ALL, "SystemExit"),
     "os_exit_at_import": (ALL, "exit code 0"),
-    "infinite_loop": ((3,), "no answer within 2 s: an infinite loop?"),
-    "ignores_signals": ((4,), "no answer within 2 s: an infinite loop?"),
-    "memory_bomb": ((5,), "no answer within 2 s"),
+    "infinite_loop": ((3,), "no answer within 1 s: an infinite loop?"),
+    "ignores_signals": ((4,), "no answer within 1 s: an infinite loop?"),
+    "memory_bomb": ((5,), "no answer within 1 s"),
     "output_flood": ((1,), "wrote more than 16 MB of output"),
     "always_equal": ((2,), ""),
     "tamper_grader": (ALL, ""),  # it breaks the child-side runner it patched: its own loss
