@@ -7,7 +7,7 @@ from pathlib import Path
 from grader.instructor.sandbox.confine import UID_BASE
 from grader.instructor.sandbox.session import MB, Limits, SandboxSession
 
-QUICK = Limits(answer_seconds=1.5, stage_seconds=30, memory_bytes=256 * MB, output_bytes=1 * MB)
+QUICK = Limits(answer_seconds=1, stage_seconds=30, memory_bytes=256 * MB, output_bytes=1 * MB)
 
 
 def submission(folder: Path, source: str, name: str = "tools.py") -> Path:
