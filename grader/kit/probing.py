@@ -284,14 +284,7 @@ def _drawn(check: Check, seed: int, scale: float, probe_once: Callable[[Any], No
             return
         except _Failed:  # Hypothesis again, from the start: its shrinking needs its own draws
             found.failure, found.after, found.inputs = None, 0, inputs
-    drawn: list[Any] = []
-
-    def recorded(case: Any) -> None:
-        drawn.append(case)
-        probe_once(case)
-
-    _draw(check, seed, scale, recorded)
-    _PASSED_DRAWS[key] = tuple(drawn)  # no exception: every case passed
+    _PASSED_DRAWS[key] = _every_case(check, seed, scale, probe_once)  # no exception: every case passed
 
 
 def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
@@ -301,16 +294,18 @@ def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
     for check in checks:
         key = (check.label, check.cases, seed, scale)
         if key not in _PASSED_DRAWS:
-            _PASSED_DRAWS[key] = _every_case(check, seed, scale)
+            _PASSED_DRAWS[key] = _every_case(check, seed, scale, lambda case: None)  # every case passes
 
 
-def _every_case(check: Check, seed: int, scale: float) -> tuple[Any, ...]:
+def _every_case(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> tuple[Any, ...]:
+    """Every case Hypothesis draws for the check, in order, each probed as it is drawn."""
     drawn: list[Any] = []
 
-    def passes(case: Any) -> None:  # every case passes: the draws of a passing submission
+    def recorded(case: Any) -> None:
         drawn.append(case)
+        probe_once(case)
 
-    _draw(check, seed, scale, passes)
+    _draw(check, seed, scale, recorded)
     return tuple(drawn)
 
 
