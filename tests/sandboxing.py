@@ -9,6 +9,10 @@ from grader.instructor.sandbox.session import MB, Limits, SandboxSession
 
 QUICK = Limits(answer_seconds=1, stage_seconds=30, memory_bytes=256 * MB, output_bytes=1 * MB)
 
+# Hostile twists whose attack itself outlasts a test's short answer deadline, with the deadline
+# they get instead: 1,100 mkdirs cost this machine's ext4 about 1.3 s of kernel time at import.
+SLOW_ATTACK_SECONDS = {"deep_directory": 10}
+
 
 def submission(folder: Path, source: str, name: str = "tools.py") -> Path:
     """A tools.py whose functions the tests call in the child (dedented source)."""

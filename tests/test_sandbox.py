@@ -457,3 +457,42 @@ def test_a_link_that_stops_reading_before_its_answer_costs_the_zygote_nothing():
         assert owner.alive()
     finally:
         owner.close()
+
+
+def test_a_workdir_of_any_depth_is_removed_without_following_links(tmp_path):
+    """A tree deeper than Python's recursion limit and longer than PATH_MAX goes; a link out stays unfollowed."""
+    from grader.instructor.sandbox.zygote import remove
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "kept").write_text("not the child's")
+    workdir = tmp_path / "workdir"
+    workdir.mkdir()
+    (workdir / "link").symlink_to(outside)
+    level = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(3000):  # 3000 levels of "d/": 6 kB of path, past PATH_MAX and the recursion limit
+        os.mkdir("d", dir_fd=level)
+        os.close(os.open("f", os.O_CREAT | os.O_WRONLY, dir_fd=level))
+        deeper = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=level)
+        os.close(level)
+        level = deeper
+    os.close(level)
+    assert remove(str(workdir)) is None
+    assert not workdir.exists() and (outside / "kept").read_text() == "not the child's"
+    assert remove(str(workdir)) is None  # gone already: nothing to say
+
+
+def test_a_workdir_that_will_not_go_is_said_not_raised(tmp_path, monkeypatch):
+    from grader.instructor.sandbox import zygote
+
+    workdir = tmp_path / "workdir"
+    (workdir / "inner").mkdir(parents=True)
+    (workdir / "inner" / "f").write_text("")
+
+    def refuse(name, *, dir_fd=None):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(zygote.os, "unlink", refuse)
+    said = zygote.remove(str(workdir))
+    assert said == f"could not remove {workdir / 'inner' / 'f'}: Operation not permitted"
+    assert (workdir / "inner" / "f").exists()

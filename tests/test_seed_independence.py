@@ -24,6 +24,7 @@ from grader.instructor.sandbox.session import Limits, SandboxSession
 from grader.kit.checks import STAGES
 from grader.kit.grading import grade
 from tests.mutation import REFERENCE, verdicts
+from tests.sandboxing import SLOW_ATTACK_SECONDS
 
 pytestmark = pytest.mark.grader
 
@@ -79,7 +80,8 @@ def test_a_hostile_submission_gets_the_same_verdicts_under_every_seed(twist, tmp
     path.write_text(REFERENCE.read_text() + "\n\n" + (SUBMISSIONS / "hostile" / f"{twist}.py").read_text())
     # A hang costs its check the answer deadline, ten times over: 0.5 s. An honest answer takes
     # milliseconds: the slowest of 852 (the reference under three seeds, three CPU hogs on two cores) took 48.
-    sandbox = functools.partial(SandboxSession, limits=Limits(answer_seconds=0.5, stage_seconds=60))
+    deadline = SLOW_ATTACK_SECONDS.get(twist, 0.5)
+    sandbox = functools.partial(SandboxSession, limits=Limits(answer_seconds=deadline, stage_seconds=60))
 
     def seen(seed, stages=tuple(STAGES)):
         graded = grade(str(path), sandbox, seed=seed, stages=stages)

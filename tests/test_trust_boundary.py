@@ -9,6 +9,7 @@ feedback.md are always written, and nothing it started outlives its grading.
 import functools
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import Limits, SandboxSession
 from grader.kit.grading import grade
 from grader.kit.report import feedback_markdown, write_feedback, write_results
-from tests.sandboxing import gone, sandbox_processes, uid_of
+from tests.sandboxing import SLOW_ATTACK_SECONDS, gone, sandbox_processes, uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -43,6 +44,7 @@ CONTAINED = {
     "tamper_grader": (ALL, ""),  # it breaks the child-side runner it patched: its own loss
     "segfault": ((6,), "segmentation fault"),
     "background_processes": ((), ""),
+    "deep_directory": ((), ""),
     "kills_the_grader": ((), ""),
     "writes_outside": ((), ""),
     "reads_the_solution": ((2,), ""),
@@ -60,8 +62,8 @@ class Tracked(SandboxSession):
 
     seen: ClassVar[list] = []  # every instance of the test adds to the one list
 
-    def __init__(self, path, stage, layers=None):
-        super().__init__(path, stage, LIMITS, layers=layers)
+    def __init__(self, path, stage, layers=None, limits=LIMITS):
+        super().__init__(path, stage, limits, layers=layers)
         Tracked.seen.append(self)
 
 
@@ -80,9 +82,9 @@ def maxima(result) -> dict[int, int]:
     return points
 
 
-def graded(path: Path, seed: int = 3, layers=None):
+def graded(path: Path, seed: int = 3, layers=None, limits=LIMITS):
     Tracked.seen = []
-    result = grade(str(path), functools.partial(Tracked, layers=layers), seed=seed, scale=0.3)
+    result = grade(str(path), functools.partial(Tracked, layers=layers, limits=limits), seed=seed, scale=0.3)
     assert len(Tracked.seen) == len(ALL)
     for box in Tracked.seen:  # nothing left: no process of its uid, no workdir, no zombie
         assert gone(box.pid) and not os.path.exists(box.workdir) and box.cleanup_problem is None
@@ -102,7 +104,7 @@ def test_a_hostile_submission_is_contained(twist, tmp_path):
     if twist == "kills_the_grader" and not Layers.here().confines_writes_and_signals():
         pytest.skip("this machine cannot keep a child from signalling the grader")
     lost, words = CONTAINED[twist]
-    result = graded(hostile(twist, tmp_path))
+    result = graded(hostile(twist, tmp_path), limits=replace(LIMITS, answer_seconds=SLOW_ATTACK_SECONDS.get(twist, 1)))
     scores, most = result.stage_scores(), maxima(result)
     assert {stage for stage in ALL if scores[stage] < most[stage]} == set(lost)
     for stage in lost:

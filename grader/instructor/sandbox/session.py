@@ -15,7 +15,6 @@ import json
 import multiprocessing.util
 import os
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -184,7 +183,7 @@ class SandboxSession:
         try:
             private = _private_copy(path, self.workdir)
         except SessionDied:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            zygote_module.remove(self.workdir)
             raise
         from_parent, to_child = os.pipe()
         from_child, to_parent = os.pipe()
@@ -201,7 +200,7 @@ class SandboxSession:
         except BaseException:
             for fd in (to_child, from_child):
                 os.close(fd)
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            zygote_module.remove(self.workdir)
             raise
         finally:
             os.close(from_parent)

@@ -36,7 +36,6 @@ import importlib
 import json
 import os
 import select
-import shutil
 import signal
 import socket
 import sys
@@ -176,13 +175,80 @@ def _end(pid: int, job: dict, sweeper: Sweeper | None) -> None:
 
 
 def remove(workdir: str) -> str | None:
-    """Remove a child's workdir; what could not be removed, said (never ignored)."""
+    """Remove a child's workdir; what could not be removed, said (never ignored, never raised).
+
+    Iterative, one directory open at a time, every step relative to an open directory: a
+    child's tree may be thousands of levels deep (shutil.rmtree recurses on Python 3.11 and
+    raises RecursionError there), longer than PATH_MAX, and wider than the fd limit. Links
+    are removed, never followed. By now the child's processes are dead, so nothing moves the
+    tree while it is walked.
+    """
     problems: list[str] = []
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(workdir, onexc=lambda function, name, error: problems.append(f"{name}: {error}"))
-    else:
-        shutil.rmtree(workdir, onerror=lambda function, name, info: problems.append(f"{name}: {info[1]}"))
+    try:
+        _remove_tree(workdir, problems)
+    except Exception as error:  # a removal that fails is reported, not raised: the grade goes on
+        problems.append(f"{workdir}: {error!r}")
     return f"could not remove {problems[0]}" if problems else None
+
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _remove_tree(top: str, problems: list[str]) -> None:
+    try:
+        here = os.open(top, _DIRECTORY)
+    except FileNotFoundError:
+        return
+    below: list[str] = []  # the names from top down to `here`
+    stuck: list[set[str]] = [set()]  # per level, the names that would not go (not tried again)
+    try:
+        while True:
+            into = None
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.name in stuck[-1]:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        into = entry.name
+                        break
+                    try:
+                        os.unlink(entry.name, dir_fd=here)
+                    except OSError as error:
+                        problems.append(f"{os.path.join(top, *below, entry.name)}: {error.strerror}")
+                        stuck[-1].add(entry.name)
+            if into is not None:
+                try:
+                    deeper = os.open(into, _DIRECTORY, dir_fd=here)
+                except OSError as error:
+                    problems.append(f"{os.path.join(top, *below, into)}: {error.strerror}")
+                    stuck[-1].add(into)
+                    continue
+                os.close(here)
+                here = deeper
+                below.append(into)
+                stuck.append(set())
+                continue
+            if not below:
+                break
+            name, left = below.pop(), stuck.pop()
+            upper = os.open("..", _DIRECTORY, dir_fd=here)
+            os.close(here)
+            here = upper
+            if left:  # not empty: it cannot go, and what stopped it is said already
+                stuck[-1].add(name)
+                continue
+            try:
+                os.rmdir(name, dir_fd=here)
+            except OSError as error:
+                problems.append(f"{os.path.join(top, *below, name)}: {error.strerror}")
+                stuck[-1].add(name)
+    finally:
+        os.close(here)
+    if not stuck[0]:
+        try:
+            os.rmdir(top)
+        except OSError as error:
+            problems.append(f"{top}: {error.strerror}")
 
 
 def _kill_strays(sessions: set[int]) -> None:
