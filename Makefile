@@ -66,10 +66,13 @@ $(NEWEST_VENV)/.installed: requirements.txt pyproject.toml
 bench: $(VENV)/.installed
 	$(BIN)/python -m agtool.bench
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+# The grader's packages install at the versions the Gradescope bundle is locked to, so a fresh
+# clone grades with what Gradescope will run (and the lock's test holds on a new release upstream).
+LOCK := grader/instructor/gradescope/constraints.txt
+$(VENV)/.installed: requirements.txt pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
