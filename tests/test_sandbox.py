@@ -496,3 +496,22 @@ def test_a_workdir_that_will_not_go_is_said_not_raised(tmp_path, monkeypatch):
     said = zygote.remove(str(workdir))
     assert said == f"could not remove {workdir / 'inner' / 'f'}: Operation not permitted"
     assert (workdir / "inner" / "f").exists()
+
+
+def test_a_directory_moved_out_mid_removal_never_leads_the_walk_out_of_the_tree(tmp_path, monkeypatch):
+    """A live process of the child moves the directory being emptied out of the workdir: ".." then leads elsewhere."""
+    from grader.instructor.sandbox import zygote
+
+    (tmp_path / "workdir" / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "kept").write_text("beside the workdir, not in it")
+    scandir = os.scandir
+
+    def moving(fd):
+        if os.readlink(f"/proc/self/fd/{fd}") == str(tmp_path / "workdir" / "a" / "b"):
+            os.rename(tmp_path / "workdir" / "a" / "b", tmp_path / "b")
+        return scandir(fd)
+
+    monkeypatch.setattr(zygote.os, "scandir", moving)
+    said = zygote.remove(str(tmp_path / "workdir"))
+    assert said == f"could not remove {tmp_path / 'workdir' / 'a' / 'b'}: moved while it was removed"
+    assert (tmp_path / "kept").read_text() == "beside the workdir, not in it"

@@ -104,7 +104,8 @@ def test_a_hostile_submission_is_contained(twist, tmp_path):
     if twist == "kills_the_grader" and not Layers.here().confines_writes_and_signals():
         pytest.skip("this machine cannot keep a child from signalling the grader")
     lost, words = CONTAINED[twist]
-    result = graded(hostile(twist, tmp_path), limits=replace(LIMITS, answer_seconds=SLOW_ATTACK_SECONDS.get(twist, 1)))
+    limits = replace(LIMITS, answer_seconds=SLOW_ATTACK_SECONDS.get(twist, LIMITS.answer_seconds))
+    result = graded(hostile(twist, tmp_path), limits=limits)
     scores, most = result.stage_scores(), maxima(result)
     assert {stage for stage in ALL if scores[stage] < most[stage]} == set(lost)
     for stage in lost:

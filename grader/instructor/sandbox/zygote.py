@@ -180,8 +180,9 @@ def remove(workdir: str) -> str | None:
     Iterative, one directory open at a time, every step relative to an open directory: a
     child's tree may be thousands of levels deep (shutil.rmtree recurses on Python 3.11 and
     raises RecursionError there), longer than PATH_MAX, and wider than the fd limit. Links
-    are removed, never followed. By now the child's processes are dead, so nothing moves the
-    tree while it is walked.
+    are removed, never followed. Each step back up is checked to land in the very directory it
+    came down from: a process of the child still alive (without a uid of its own, strays are
+    killed after this) could move a directory mid-walk, and ".." must never lead out of the tree.
     """
     problems: list[str] = []
     try:
@@ -200,6 +201,7 @@ def _remove_tree(top: str, problems: list[str]) -> None:
     except FileNotFoundError:
         return
     below: list[str] = []  # the names from top down to `here`
+    above: list[tuple[int, int]] = []  # (device, inode) of each directory above `here`
     stuck: list[set[str]] = [set()]  # per level, the names that would not go (not tried again)
     try:
         while True:
@@ -223,6 +225,7 @@ def _remove_tree(top: str, problems: list[str]) -> None:
                     problems.append(f"{os.path.join(top, *below, into)}: {error.strerror}")
                     stuck[-1].add(into)
                     continue
+                above.append(_identity(here))
                 os.close(here)
                 here = deeper
                 below.append(into)
@@ -234,6 +237,9 @@ def _remove_tree(top: str, problems: list[str]) -> None:
             upper = os.open("..", _DIRECTORY, dir_fd=here)
             os.close(here)
             here = upper
+            if _identity(here) != above.pop():
+                problems.append(f"{os.path.join(top, *below, name)}: moved while it was removed")
+                return
             if left:  # not empty: it cannot go, and what stopped it is said already
                 stuck[-1].add(name)
                 continue
@@ -249,6 +255,11 @@ def _remove_tree(top: str, problems: list[str]) -> None:
             os.rmdir(top)
         except OSError as error:
             problems.append(f"{top}: {error.strerror}")
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    status = os.fstat(fd)
+    return status.st_dev, status.st_ino
 
 
 def _kill_strays(sessions: set[int]) -> None:
