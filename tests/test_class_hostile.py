@@ -161,6 +161,38 @@ def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatc
     assert "not graded: mallory:" in capsys.readouterr().err
 
 
+def dies_for_mallory_while_a_row_is_written(submission, seed, out):
+    """grade_student in a pool worker: amy's row comes back at once; mallory's worker dies a moment
+    later, while the grader is still writing amy's row, before it hands the pool its next student."""
+    if submission.student == "mallory":
+        time.sleep(0.2)
+        os._exit(9)
+    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
+
+
+def test_a_worker_that_dies_between_two_students_costs_only_its_own(tmp_path, monkeypatch, capsys):
+    """The pool can break after one student's row came back and before the next is handed over:
+    the one not yet handed over is graded in a fresh pool, not lost with the broken one."""
+    folder, out = tmp_path / "class", tmp_path / "out"
+    students = ["amy", "mallory", "ned", "oli"]
+    for student in students:
+        write(folder / f"{student}.py", REFERENCE)
+    monkeypatch.setattr(classroom, "grade_student", dies_for_mallory_while_a_row_is_written)
+    monkeypatch.setattr(classroom, "_links", lambda jobs: [])
+    monkeypatch.setattr(classroom, "warm", lambda link: None)
+    writing = classroom.write_gradebook
+
+    def slowly_for_amy(out, rows):  # amy's row is written while mallory's worker dies
+        if [row.student for row in rows] == ["amy"]:
+            time.sleep(1.0)
+        writing(out, rows)
+
+    monkeypatch.setattr(classroom, "write_gradebook", slowly_for_amy)
+    rows = grade_class(folder, out, jobs=2, progress=False)
+    assert [row.student for row in rows] == ["amy", "ned", "oli"]
+    assert list(not_graded(out)) == ["mallory"] and "worker" in not_graded(out)["mallory"]
+
+
 def opens_a_session_and_dies_for_mallory(submission, seed, out):
     """grade_student in a pool worker: each student's session is opened and noted; mallory's worker
     dies (SIGKILL's way: no clean-up of its own) with the session open and a background process running."""

@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -325,12 +325,18 @@ def _run_pool(queue: deque[Submission], jobs: int, seed: int, out: Path, done) -
     try:
         flying: dict = {}
         while queue or flying:
-            while queue and len(flying) < jobs:
+            dead = False
+            while queue and len(flying) < jobs and not dead:
                 submission = queue.popleft()
-                flying[pool.submit(grade_student, submission, seed, out)] = submission
+                try:
+                    flying[pool.submit(grade_student, submission, seed, out)] = submission
+                except BrokenProcessPool:  # a worker died since the last wait: this one was never handed over
+                    queue.appendleft(submission)
+                    dead = True
             for link in links:  # with fork, every worker starts at the first submit, holding copies
                 link.close()  # so this one's copies go now: a worker's death closes its link at once
-            finished, _ = wait(flying, return_when=FIRST_COMPLETED)
+            # In a broken pool every future ends at once (a result, or the break): take them all.
+            finished, _ = wait(flying, return_when=ALL_COMPLETED if dead else FIRST_COMPLETED)
             broken = []
             for future in finished:
                 submission = flying.pop(future)
@@ -340,7 +346,7 @@ def _run_pool(queue: deque[Submission], jobs: int, seed: int, out: Path, done) -
                     broken.append(submission)
                 except Exception as error:  # a grader bug must not cost the other students
                     done(submission.student, None, f"grader error: {type(error).__name__}: {error}")
-            if broken:
+            if broken or dead:
                 pool.shutdown(wait=True)
                 return broken + list(flying.values())
     except BaseException:  # Ctrl-C, SIGTERM: stop the workers now, not after their students
