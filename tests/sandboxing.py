@@ -4,14 +4,15 @@ import os
 import textwrap
 from pathlib import Path
 
-from grader.instructor.sandbox.confine import UID_BASE
 from grader.instructor.sandbox.session import MB, Limits, SandboxSession
+from grader.instructor.sandbox.uids import UID_BASE
 
 QUICK = Limits(answer_seconds=1, stage_seconds=30, memory_bytes=256 * MB, output_bytes=1 * MB)
 
 # Hostile twists whose attack itself outlasts a test's short answer deadline, with the deadline
-# they get instead: 1,100 mkdirs cost this machine's ext4 about 1.3 s of kernel time at import.
-SLOW_ATTACK_SECONDS = {"deep_directory": 10}
+# they get instead: 1,100 mkdirs cost this machine's ext4 about 1.3 s of kernel time at import;
+# six forks filling 150 MB each take over a second on a loaded machine.
+SLOW_ATTACK_SECONDS = {"deep_directory": 10, "hoards_memory_in_forks": 10}
 
 
 def submission(folder: Path, source: str, name: str = "tools.py") -> Path:
@@ -55,3 +56,12 @@ def uid_of(pid: int) -> int | None:
 def gone(pid: int) -> bool:
     """Is there no process `pid` any more (not even a zombie)?"""
     return not os.path.exists(f"/proc/{pid}")
+
+
+def ipc_objects() -> set[str]:
+    """The System V objects on this machine (its IPC namespace), by kind and id: none may outlive a session."""
+    found = set()
+    for kind in ("shm", "msg", "sem"):
+        for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
+            found.add(f"{kind}:{line.split()[1]}")
+    return found

@@ -120,6 +120,25 @@ def test_where_a_submission_cannot_be_confined_nothing_is_graded_and_results_say
     assert "No tools.py" in json.loads((root / "results" / "results.json").read_text())["output"]
 
 
+def test_a_sandbox_that_fails_twice_is_said_in_results_json_as_the_graders_failure(tmp_path, monkeypatch):
+    """A zygote that dies under a grade twice: a results.json still, that blames the autograder."""
+    from grader.instructor import confined
+    from grader.kit.errors import GraderError
+
+    def fails(path, seed, only=None):
+        raise GraderError("the sandbox's zygote ended while a child was being graded")
+
+    monkeypatch.setattr(confined, "grade_confined", fails)
+    source, root = tmp_path / "source", tmp_path / "autograder"
+    source.mkdir()
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "tools.py").write_text(REFERENCE)
+    (source / "settings.json").write_text(json.dumps({"seed": 1, "require_confinement": False}))
+    assert autograde(root, source) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["tests"] == [] and "autograder itself failed" in results["output"]
+
+
 def test_the_lock_pins_exactly_what_is_installed_and_the_bundle_installs_with_it(bundle):
     assert lock.disagreements(REQUIREMENTS) == [], "run `python -m grader lock`"
     assert set(lock.read()) == lock.needed(REQUIREMENTS)

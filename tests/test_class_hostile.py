@@ -9,9 +9,11 @@ that dies under a student.
 import csv
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,7 +21,7 @@ import pytest
 
 import agtool
 from grader.instructor import classroom
-from grader.instructor.classroom import STAGE_NUMBERS, Row, find_submissions, grade_class
+from grader.instructor.classroom import STAGE_NUMBERS, Row, find_submissions, grade_class, grade_student
 from grader.instructor.sandbox.session import SandboxSession, zygote
 from tests.sandboxing import QUICK, call, gone, sandbox_processes, uid_of
 
@@ -191,6 +193,31 @@ def test_a_worker_that_dies_between_two_students_costs_only_its_own(tmp_path, mo
     rows = grade_class(folder, out, jobs=2, progress=False)
     assert [row.student for row in rows] == ["amy", "ned", "oli"]
     assert list(not_graded(out)) == ["mallory"] and "worker" in not_graded(out)["mallory"]
+
+
+def kills_the_zygote_once_under_mallory(submission, seed, out):
+    """grade_student in a pool worker: while mallory is graded, the zygote every worker forks its
+    children from is killed (once: a marker file says it was), with classmates' children open."""
+    marker = out.parent / "zygote-killed"
+    if submission.student == "mallory" and not marker.exists():
+        marker.write_text("")
+        pid = zygote().process.pid
+        threading.Timer(0.4, os.kill, (pid, signal.SIGKILL)).start()
+    return grade_student(submission, seed, out)
+
+
+def test_a_zygote_that_dies_costs_no_one_points_and_its_students_are_graded_again(tmp_path, monkeypatch):
+    """Every child dies with its zygote: the grades they were part of are the machine's failure,
+    so each is graded again from the start with a fresh zygote, and each student keeps 100."""
+    folder, out = tmp_path / "class", tmp_path / "out"
+    students = ["amy", "ben", "mallory", "ned"]
+    for student in students:
+        write(folder / f"{student}.py", REFERENCE)
+    monkeypatch.setattr(classroom, "grade_student", kills_the_zygote_once_under_mallory)
+    grade_class(folder, out, jobs=2, progress=False)
+    assert (tmp_path / "zygote-killed").exists()
+    assert gradebook(out) == dict.fromkeys(students, "100")
+    assert not (out / "not_graded.csv").exists() or not_graded(out) == {}
 
 
 def opens_a_session_and_dies_for_mallory(submission, seed, out):

@@ -119,12 +119,17 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     path = find_tools(root / "submission")
     if path is None:
         return _zero(results, "no tools.py in the submission", NOTHING_TO_GRADE)
-    from grader.instructor.sandbox.session import SandboxSession
-    from grader.kit.grading import grade
+    from grader.instructor.confined import grade_confined
     from grader.kit.report import write_results
 
+    from grader.kit.errors import GraderError
+
     print(f"grading {path}")  # never the seed: stdout is the instructor's, but may be shown
-    write_results(grade(str(path), SandboxSession, seed=seed), results, STUDENT)
+    try:
+        graded = grade_confined(str(path), seed)
+    except GraderError as error:  # the sandbox failed twice: the machine's fault, said as such
+        return _zero(results, f"not graded: {error}", GRADER_FAILED)
+    write_results(graded, results, STUDENT)
     return 0
 
 
@@ -148,6 +153,10 @@ def _zero(results: Path, said: str, output: str) -> int:
 NOTHING_TO_GRADE = (
     "No tools.py was found in your submission. Upload your agtool/tools.py "
     "(on its own, in a folder, or in a zip), then submit again."
+)
+GRADER_FAILED = (
+    "Not graded: the autograder itself failed while grading (not your code's doing; "
+    "nothing was scored). Please submit again, and tell your instructor if it happens twice."
 )
 NOT_SET_UP = "This autograder is not set up: nothing was graded. Please tell your instructor."
 NOT_CONFINED = (

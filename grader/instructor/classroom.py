@@ -50,9 +50,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agtool.syllabus import LESSONS
-from grader.instructor.sandbox.session import Link, SandboxSession, warm, zygote
+from grader.instructor.confined import grade_confined
+from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.kit.checks import STAGES
-from grader.kit.grading import STAGE_POINTS, grade
+from grader.kit.grading import STAGE_POINTS
 from grader.kit.intake import NotASubmission, read_submission
 from grader.kit.probing import draw_ahead
 from grader.kit.report import Audience, write_atomically, write_feedback, write_results
@@ -208,7 +209,7 @@ def row_of(student: str, results: dict) -> Row:
 
 def grade_student(submission: Submission, seed: int, out: Path) -> Row:
     """Grade one student and write their folder in OUT; the stamp goes last."""
-    result = grade(str(submission.path), SandboxSession, seed=seed)
+    result = grade_confined(str(submission.path), seed)
     folder = student_folder(out, submission.student)
     audience = Audience(path=str(submission.path))  # the replay line names the file as it is in DIR
     write_feedback(result, folder / "feedback.md", audience)

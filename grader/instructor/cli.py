@@ -49,10 +49,10 @@ def run_grade(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace, real: str) -> int:
+    from grader.instructor.confined import grade_confined  # each stage in a confined child
     from grader.instructor.sandbox.confine import Layers
-    from grader.instructor.sandbox.session import SandboxSession, warm  # each stage in a confined child
+    from grader.instructor.sandbox.session import warm
     from grader.kit.errors import GraderError
-    from grader.kit.grading import grade
     from grader.kit.report import Audience, feedback_markdown, write_feedback, write_results
 
     layers = Layers.here()
@@ -65,7 +65,7 @@ def _grade(args: argparse.Namespace, real: str) -> int:
         )
     warm()
     try:
-        result = grade(real, SandboxSession, seed=args.seed, only=args.only)
+        result = grade_confined(real, seed=args.seed, only=args.only)
     except GraderError as error:
         result = not_graded(real, args.seed, str(error))
     audience = Audience(path=args.path)  # the replay line names the file as the instructor typed it

@@ -27,3 +27,7 @@ class ChannelBroken(SessionDied):
 
 class GraderError(Exception):
     """The grader itself cannot go on (its sandbox cannot start): never the submission's fault, never its points."""
+
+
+class OverBudget(SessionDied):
+    """The submission used more than its share (memory, processes, files, CPU), counted over all its processes."""

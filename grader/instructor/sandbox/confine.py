@@ -12,10 +12,14 @@ The layers, outermost first:
 - as root: its own unprivileged uid and gid, no supplementary groups, and no
   capability but CAP_DAC_READ_SEARCH where Landlock decides what it reads (so a
   Python under /root stays importable): it cannot chattr +i, raise a hard limit,
-  signal or ptrace the grader, or write what only root writes. The uid is 1,000,000,000 + its pid: unique while it
-  lives, so it cannot signal a classmate's child either, and the zygote's sweep
+  signal or ptrace the grader, or write what only root writes. The uid is never one
+  another child had (uids.py: a block of the zygote's own, counted up), so it cannot
+  signal a classmate's child, own what an earlier child left, and the zygote's sweep
   (sweeper.py) can kill every process it ever started by uid alone;
-- no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind;
+- as root where the kernel lets it: a System V IPC namespace of its own, so an object
+  it makes (with seccomp off) dies with its last process;
+- no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind,
+  no memfd, no System V IPC, no namespace or mount;
 - Landlock (grader/instructor/sandbox/landlock.py): reads of an allow-list only, writes
   in its workdir only, no signals or abstract sockets outside its domain;
 - no argv, no environment but TMPDIR, stdin from /dev/null, stdout and stderr into a
@@ -23,6 +27,7 @@ The layers, outermost first:
 """
 
 import ctypes
+import functools
 import os
 import resource
 import signal
@@ -32,11 +37,14 @@ import sysconfig
 from dataclasses import asdict, dataclass
 
 from grader.instructor.sandbox import landlock, seccomp
+from grader.instructor.sandbox.uids import UID_BASE
 
-UID_BASE = 1_000_000_000
-PROCESSES = 64  # per child uid: a fork bomb stops here
+__all__ = ["PROCESSES", "UID_BASE", "Layers", "enter", "readable_paths"]
+
+PROCESSES = 16  # tasks (threads count) of a submission at once: a fork bomb stops here
 _PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
 _CAP_DAC_READ_SEARCH = 2
+_CLONE_NEWIPC = 0x08000000
 _CAPABILITY_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -46,15 +54,22 @@ class Layers:
     """Which layers a child gets; `missing()` says, in words, what that leaves open."""
 
     drop_user: bool  # root: an unprivileged uid of its own
-    seccomp: bool  # no sockets
+    seccomp: bool  # no sockets, no memfd, no System V IPC, no namespaces
     landlock: int  # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
+    private_ipc: bool = False  # a System V IPC namespace of its own
 
     @classmethod
     def here(cls, landlock_cap: int | None = None) -> "Layers":
         version = landlock.abi()
         if landlock_cap is not None:  # tests stand in for an older kernel
             version = min(version, landlock_cap)
-        return cls(drop_user=os.geteuid() == 0, seccomp=seccomp.available() is None, landlock=version)
+        root = os.geteuid() == 0
+        return cls(
+            drop_user=root,
+            seccomp=seccomp.available() is None,
+            landlock=version,
+            private_ipc=root and _can_unshare_ipc(),
+        )
 
     def missing(self) -> list[str]:
         gaps = []
@@ -71,6 +86,8 @@ class Layers:
             gaps.append(f"Landlock ABI {self.landlock} < {landlock.SCOPE_SINCE} (kernel < 6.12): no signal scoping")
         if not self.drop_user and self.landlock < landlock.SCOPE_SINCE:
             gaps.append("the child can signal the grader (same user, no Landlock signal scoping)")
+        if not self.seccomp and not self.private_ipc:
+            gaps.append("no IPC namespace and no seccomp filter: System V objects a child makes outlive it")
         return gaps
 
     def confines_writes_and_signals(self) -> bool:
@@ -82,6 +99,7 @@ class Layers:
             f"uid {'dropped' if self.drop_user else 'kept'}",
             f"seccomp {'on' if self.seccomp else 'off'}",
             f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off",
+            f"IPC namespace {'on' if self.private_ipc else 'off'}",
         ]
         return "sandbox: " + ", ".join(said)
 
@@ -101,10 +119,6 @@ def readable_paths() -> list[str]:
     return sorted(path for path in paths if os.path.exists(path))
 
 
-def child_uid(pid: int) -> int:
-    return UID_BASE + pid
-
-
 def enter(job: dict, keep: set[int]) -> None:
     """Confine this freshly forked child as `job` says, or raise (the caller then exits at once)."""
     zygote = os.getppid()
@@ -121,7 +135,9 @@ def enter(job: dict, keep: set[int]) -> None:
     layers = Layers(**job["layers"])
     _redirect_output(workdir)
     _shut_inherited(keep | {0, 1, 2})
-    uid = child_uid(os.getpid())
+    uid = job["uid"]
+    if layers.private_ipc and _libc.unshare(_CLONE_NEWIPC) != 0:
+        raise OSError(ctypes.get_errno(), "could not make an IPC namespace")
     if layers.drop_user:
         for name in (workdir, *(os.path.join(workdir, entry) for entry in os.listdir(workdir))):
             os.chown(name, uid, uid)
@@ -212,7 +228,30 @@ def _cap(limits: dict, own_user: bool) -> None:
         (resource.RLIMIT_CPU, cpu, cpu + 5),
         (resource.RLIMIT_CORE, 0, 0),
     ]
-    if own_user:  # counted per uid, and the uid is the child's alone
-        caps.append((resource.RLIMIT_NPROC, PROCESSES, PROCESSES))
+    # Counted per real uid, threads included: with a uid of its own, the child's tasks alone;
+    # else the grader's too, so the cap is what that uid runs now and PROCESSES more.
+    tasks = PROCESSES if own_user else _tasks_of(os.getuid()) + PROCESSES
+    caps.append((resource.RLIMIT_NPROC, tasks, tasks))
     for which, soft, hard in caps:
         resource.setrlimit(which, (soft, hard))
+
+
+def _tasks_of(uid: int) -> int:
+    """How many tasks (processes and threads) run as `uid`: what RLIMIT_NPROC counts."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{entry}/task"))
+        except OSError:  # it ended meanwhile
+            continue
+    return count
+
+
+@functools.cache
+def _can_unshare_ipc() -> bool:
+    """Does this kernel (and container) let root make an IPC namespace? Tried in a fork of this process."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if _libc.unshare(_CLONE_NEWIPC) == 0 else 1)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0

@@ -5,8 +5,13 @@ pathname UNIX socket (a Docker or Jupyter socket) are all made with socket(2), s
 filter refuses socket(2) outright (socketpair(2), which asyncio needs, stays). The
 other refused calls are the ones that would get around it or around the uid the child
 runs as: io_uring makes sockets without socket(2), ptrace and process_vm_* reach into
-other processes, new namespaces and mounts change what paths mean, open_by_handle_at
-opens a file without a path. Each returns EPERM, so the submission sees an ordinary error.
+other processes, new namespaces and mounts change what paths mean (the new mount API's
+calls, and clone(2) with a namespace flag, included), open_by_handle_at opens a file
+without a path. And the ones that hold memory or state no rlimit counts and no session's
+end removes: memfd_create (memory outside the address space) and System V IPC (objects
+that outlive every process). Each returns EPERM, so the submission sees an ordinary
+error; clone3(2), whose flags sit in memory a filter cannot read, returns ENOSYS, the
+answer of a kernel without it, so that libc falls back to clone(2), where the flags are read.
 
 Through libseccomp (Debian's libseccomp2) and its ctypes binding, pyseccomp.
 """
@@ -44,7 +49,41 @@ REFUSED = (
     "swapoff",
     "acct",
     "quotactl",
+    # the new mount API: mounts without mount(2)
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "open_tree",
+    "move_mount",
+    "mount_setattr",
+    # memory and state that outlive or escape the session's budgets
+    "memfd_create",
+    "memfd_secret",
+    "shmget",
+    "shmat",
+    "shmctl",
+    "shmdt",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "ipc",  # the single System V entry point of 32-bit x86
 )
+# clone(2)'s flags that make a namespace: each refused where it is set (argument 0, the flags).
+NAMESPACE_FLAGS = {
+    "CLONE_NEWNS": 0x00020000,
+    "CLONE_NEWCGROUP": 0x02000000,
+    "CLONE_NEWUTS": 0x04000000,
+    "CLONE_NEWIPC": 0x08000000,
+    "CLONE_NEWUSER": 0x10000000,
+    "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+}
 
 
 def available() -> str | None:
@@ -63,9 +102,15 @@ def confine() -> None:
     import pyseccomp
 
     refused = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
-    for name in REFUSED:
+    rules: list[tuple[int, str, tuple]] = [(errno.EPERM, name, ()) for name in REFUSED]
+    rules += [
+        (errno.EPERM, "clone", (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag),))
+        for flag in NAMESPACE_FLAGS.values()
+    ]
+    rules.append((errno.ENOSYS, "clone3", ()))
+    for answer, name, conditions in rules:
         try:
-            refused.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+            refused.add_rule(pyseccomp.ERRNO(answer), name, *conditions)
         except (ValueError, RuntimeError, OSError):  # a call this architecture does not have
             continue
     refused.load()

@@ -4,7 +4,9 @@ The child lives under every layer grader/instructor/sandbox/confine.py lists. It
 to the grader only through a private pair of pipes (grader/kit/channel.py); every frame
 it sends is read as hostile (grader/kit/session.py's Exchange), and its tool bodies run
 here. The grader enforces the deadlines itself, with select(): a child that ignores or
-blocks signals still gets SIGKILL. Closing a session kills the child's process group;
+blocks signals still gets SIGKILL. It watches the budgets that no rlimit counts for the
+submission as a whole (grader/instructor/sandbox/budget.py): memory and CPU over all its
+processes, and the files in its workdir. Closing a session kills the child's process group;
 the zygote then kills, as root, every process of the child's own uid, and reaps them.
 The zygote removes its workdir too, and a workdir that cannot be removed is said, never
 passed over.
@@ -24,7 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.instructor.sandbox import confine, sweeper
+from grader.instructor.sandbox import budget, confine, sweeper
 from grader.instructor.sandbox import zygote as zygote_module
 from grader.kit import intake
 from grader.kit.channel import FRAME, frame
@@ -40,10 +42,19 @@ class Limits:
     """What one session (one stage) of one submission may use."""
 
     answer_seconds: float = 10.0  # wall clock for one answer
-    stage_seconds: float = 60.0  # wall clock for the whole session
-    memory_bytes: int = 512 * MB  # address space on top of what the fork starts with
+    stage_seconds: float = 60.0  # CPU of all the submission's processes, for the whole session
+    memory_bytes: int = 512 * MB  # memory of its own (not the zygote's it shares), all processes together
     output_bytes: int = 16 * MB  # printed output, and any one file the submission writes
+    workdir_bytes: int = 64 * MB  # all the files in its workdir together
     message_bytes: int = 16 * MB  # one frame on the channel
+
+    @property
+    def wall_seconds(self) -> float:
+        """The whole session's wall clock: a backstop for a child that spends its time asleep."""
+        return WALL_FACTOR * self.stage_seconds
+
+
+WALL_FACTOR = 5  # a stage may wait (on a busy machine, say) five times longer than it may compute
 
 
 # How a child that died by a signal reads to a student.
@@ -177,6 +188,7 @@ class SandboxSession:
         self._died: SessionDied | None = None
         self._status: int | None = None  # the child's wait status, once reaped
         self._removed: tuple[str | None] | None = None  # the zygote's word on the workdir, once it reaped
+        self._zygote_died = False
         self.layers = layers or confine.Layers.here()
         self.cleanup_problem: str | None = None
         self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-")
@@ -187,6 +199,7 @@ class SandboxSession:
             raise
         from_parent, to_child = os.pipe()
         from_child, to_parent = os.pipe()
+        said_confined, confined = os.pipe()
         job = {
             "path": private,
             "stage": stage,
@@ -196,22 +209,42 @@ class SandboxSession:
         }
         try:
             self._zygote = zygote()
-            self.pid = self._zygote.ask({"op": "fork", "job": job}, (from_parent, to_parent))["pid"]
+            forked = self._zygote.ask({"op": "fork", "job": job}, (from_parent, to_parent, confined))
         except BaseException:
-            for fd in (to_child, from_child):
+            for fd in (to_child, from_child, said_confined):
                 os.close(fd)
             zygote_module.remove(self.workdir)
             raise
         finally:
-            os.close(from_parent)
-            os.close(to_parent)
-        self.uid = confine.child_uid(self.pid) if self.layers.drop_user else None
+            for fd in (from_parent, to_parent, confined):
+                os.close(fd)
+        self.pid, self.uid = forked["pid"], forked["uid"]
         self._to_child, self._from_child = to_child, from_child
         self._exited = os.pidfd_open(self.pid)  # the zygote reaps only when asked: the pid stays ours
         for fd in (to_child, from_child):
             os.set_blocking(fd, False)
-        self._stage_deadline = time.monotonic() + limits.stage_seconds
         self._open = True
+        try:
+            self._confirm(said_confined)
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            os.close(said_confined)
+        self._budget = budget.Watch(self.pid, self.uid, self._zygote.process.pid, self.workdir, limits)
+        self._stage_deadline = time.monotonic() + limits.wall_seconds
+
+    def _confirm(self, said_confined: int) -> None:
+        """Wait for the child's word that every layer is up: said on a pipe closed before its submission runs."""
+        said, deadline = b"", time.monotonic() + max(30.0, self.limits.answer_seconds)
+        while time.monotonic() < deadline and select.select([said_confined], [], [], deadline - time.monotonic())[0]:
+            chunk = os.read(said_confined, 1024)
+            if not chunk:
+                break
+            said += chunk
+        if said != zygote_module.CONFINED:
+            why = said.decode(errors="replace") or "it ended before it said"
+            raise GraderError(f"the sandbox could not confine a child on this machine ({why})")
 
     # ── the Session protocol ──────────────────────────────────────────────
     def request(self, req: dict) -> dict:
@@ -220,6 +253,7 @@ class SandboxSession:
         exchange = Exchange(req)
         deadline = min(time.monotonic() + self.limits.answer_seconds, self._stage_deadline)
         try:
+            self._budget.check(now=True)
             if select.select([self._from_child], [], [], 0)[0]:  # frames of an earlier request, unasked for
                 raise ChannelBroken("the submission's process sent more outcomes than it was asked for")
             self._write(frame(exchange.for_child), deadline)
@@ -288,35 +322,40 @@ class SandboxSession:
         return b"".join(chunks)
 
     def _wait(self, deadline: float, write: bool) -> None:
-        """Until the channel is ready; raise TimedOut at the deadline, Crashed if the child ended.
+        """Until the channel is ready; raise TimedOut at the deadline, Crashed if the child ended,
+        OverBudget (or TimedOut: its CPU) when the submission's budget is spent.
 
         Ready data wins over an ended child: its last frame is still read.
         """
         channel = self._to_child if write else self._from_child
         readable, writable = ([self._exited], [channel]) if write else ([channel, self._exited], [])
-        ready_r, ready_w, _ = select.select(readable, writable, [], max(0.0, deadline - time.monotonic()))
-        if channel in ready_r or channel in ready_w:
-            return
-        if self._exited in ready_r:
-            raise self._death_or(ChannelBroken("the channel ended early"))
+        while True:
+            self._budget.check()  # at most every budget.EVERY seconds: cheap in between
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            timeout = min(deadline, self._budget.next_check) - now
+            ready_r, ready_w, _ = select.select(readable, writable, [], max(0.0, timeout))
+            if channel in ready_r or channel in ready_w:
+                return
+            if self._exited in ready_r:
+                raise self._death_or(ChannelBroken("the channel ended early"))
         if deadline < self._stage_deadline:
             raise TimedOut(f"no answer within {self.limits.answer_seconds:g} s: an infinite loop?")
-        raise TimedOut(f"the stage took over {self.limits.stage_seconds:g} s in all: an infinite loop?")
+        raise TimedOut(f"the stage took over {self.limits.wall_seconds:g} s in all: an infinite loop?")
 
     def _death_or(self, error: SessionDied) -> SessionDied:
         """Crashed, when the child has ended (or ends within a moment); else `error`."""
         if not select.select([self._exited], [], [], 0.5)[0]:
             return error
         status = self._end()
+        if self._zygote_died:  # its parent-death signal, not the submission: the grader's failure
+            raise GraderError("the sandbox's zygote ended while a child was being graded")
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             what = _DEATHS.get(sig, f"was killed by {signal.Signals(sig).name}")
             return Crashed(f"the submission's process {what.format(output=self.limits.output_bytes // MB)}", code=-sig)
         code = os.WEXITSTATUS(status)
-        if code == zygote_module.NOT_CONFINED:
-            raise GraderError(
-                f"the sandbox could not confine a child on this machine; see {os.path.join(self.workdir, 'output')}"
-            )
         if code == zygote_module.UNCAUGHT:
             return Crashed(
                 "the submission's process stopped on an exception nothing could catch "
@@ -346,6 +385,7 @@ class SandboxSession:
                 if self.uid is not None:  # but not what the child left behind
                     sweeper.sweep(self.uid)
                 self._status = signal.SIGKILL  # a wait status: killed by SIGKILL
+                self._zygote_died = True
         return self._status
 
 

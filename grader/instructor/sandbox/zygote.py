@@ -13,7 +13,9 @@ A child probing stage N imports the trusted code of the stages below N (stage
 isolation needs it) after the fork, before the fence goes up, and nothing more.
 
 Control protocol, over a SOCK_SEQPACKET socket (its fd is argv[1]), one JSON message each way:
-  {"op": "fork", "job": {...}} + two fds (the child's ends of its channel) -> {"pid": p}
+  {"op": "fork", "job": {...}} + three fds (the child's ends of its channel, and of the pipe on
+                                  which it says it is confined) -> {"pid": p, "uid": u | None}
+                                  (u: a uid no child of this zygote had before, uids.py)
   {"op": "reap", "pid": p, "uid": u | None}
                                   -> {"status": wait status, "removed": None | what could not be
                                      removed of its workdir}  (every process of uid u is killed
@@ -42,6 +44,7 @@ import sys
 import traceback
 
 from grader.instructor.sandbox.sweeper import Sweeper
+from grader.instructor.sandbox.uids import Lease
 
 PRELOAD = (
     "langgraph.graph",
@@ -56,7 +59,7 @@ PRELOAD = (
 )
 TRUSTED = "grader.instructor.trusted"
 UNCAUGHT = 70  # a child's exit code when an exception escaped everything
-NOT_CONFINED = 71  # a child that could not put up every layer it was asked for
+CONFINED = b"confined"  # what a child says, on a pipe its submission never holds, once every layer is up
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 
 
@@ -79,13 +82,17 @@ def main() -> None:
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # a submission's orphans come back here
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the grader's to handle
     sweeper = Sweeper() if os.geteuid() == 0 else None  # before the preloads: small
+    lease = Lease() if sweeper else None
+    if sweeper and lease:  # a block an earlier grader held: nothing of its children may be left
+        for uid in _uids_running(lease):
+            sweeper.sweep(uid)
     links: dict[socket.socket, dict[int, dict]] = {}  # each socket's open sessions: pid -> job
     try:
         for name in PRELOAD:
             importlib.import_module(name)
         gc.collect()
         gc.freeze()  # what every child shares stays shared (no copy on write by the collector)
-        _serve(socket.socket(fileno=int(sys.argv[1])), links, sweeper)
+        _serve(socket.socket(fileno=int(sys.argv[1])), links, sweeper, lease)
     except _GraderGone:
         pass
     finally:
@@ -96,7 +103,9 @@ def main() -> None:
         _kill_strays(set())
 
 
-def _serve(first: socket.socket, links: dict[socket.socket, dict[int, dict]], sweeper: Sweeper | None) -> None:
+def _serve(
+    first: socket.socket, links: dict[socket.socket, dict[int, dict]], sweeper: Sweeper | None, lease: Lease | None
+) -> None:
     """Answer the orders on every link until the first one closes."""
     ours = {sweeper.pid} if sweeper else set()  # children that are not strays
     links[first] = {}
@@ -109,7 +118,7 @@ def _serve(first: socket.socket, links: dict[socket.socket, dict[int, dict]], sw
     while first in links:
         for link in select.select(list(links), [], [])[0]:
             try:
-                message, fds, _, _ = socket.recv_fds(link, 1 << 16, 2)
+                message, fds, _, _ = socket.recv_fds(link, 1 << 16, 3)
             except OSError:
                 message, fds = b"", []
             if not message:
@@ -119,16 +128,18 @@ def _serve(first: socket.socket, links: dict[socket.socket, dict[int, dict]], sw
             sessions = links[link]
             handed: list[socket.socket] = []  # sockets that go out with the answer
             if order["op"] == "fork":
+                job = order["job"]
+                job["uid"] = lease.next() if lease and job["layers"]["drop_user"] else None
                 pid = os.fork()
                 if pid == 0:
                     signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     for each in links:
                         each.close()
-                    _child(order["job"], *fds)  # never returns
+                    _child(job, *fds)  # never returns
                 for fd in fds:
                     os.close(fd)
-                sessions[pid] = order["job"]
-                answer: dict = {"pid": pid}
+                sessions[pid] = job
+                answer: dict = {"pid": pid, "uid": job["uid"]}
             elif order["op"] == "reap":
                 if sweeper and order.get("uid") is not None:
                     sweeper.sweep(order["uid"])
@@ -165,10 +176,8 @@ def _end(pid: int, job: dict, sweeper: Sweeper | None) -> None:
     for kill in (os.killpg, os.kill):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             kill(pid, signal.SIGKILL)
-    from grader.instructor.sandbox import confine  # preloaded
-
-    if sweeper and job["layers"]["drop_user"]:
-        sweeper.sweep(confine.child_uid(pid))
+    if sweeper and job["uid"] is not None:
+        sweeper.sweep(job["uid"])
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
     remove(job["workdir"])
@@ -284,8 +293,26 @@ def _children() -> set[int]:
     return pids
 
 
-def _child(job: dict, from_parent: int, to_parent: int) -> None:
-    """Confine this process, then serve requests until the parent closes the channel. Never returns."""
+def _uids_running(lease: Lease) -> set[int]:
+    """The uids of the lease's block that some process still runs as (a grader that was killed)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError, ValueError, StopIteration):
+            if entry.isdigit():
+                with open(f"/proc/{entry}/status") as status:
+                    uid = int(next(line for line in status if line.startswith("Uid:")).split()[1])
+                if uid in lease:
+                    found.add(uid)
+    return found
+
+
+def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
+    """Confine this process, say so on `confined`, then serve requests until the parent closes
+    the channel. Never returns.
+
+    Only this code, before any of the submission's, holds `confined`: what comes on it is the
+    grader's own word, where an exit code (any submission can os._exit(anything)) is not.
+    """
     from grader.instructor.sandbox import confine
     from grader.kit import channel, runner
 
@@ -299,10 +326,13 @@ def _child(job: dict, from_parent: int, to_parent: int) -> None:
         ]
         bind = importlib.import_module(TRUSTED).bind if trusted else (lambda module, below: {})
         try:
-            confine.enter(job, keep={from_parent, to_parent})
-        except BaseException:
+            confine.enter(job, keep={from_parent, to_parent, confined})
+        except BaseException as error:
             traceback.print_exc()
-            os._exit(NOT_CONFINED)
+            os.write(confined, f"{type(error).__name__}: {error}".encode()[:1000])
+            os._exit(1)
+        os.write(confined, CONFINED)
+        os.close(confined)
         _hide_grader()
         channel.serve(runner.Child, job["path"], lambda module: bind(module, stage), from_parent, to_parent)
         code = 0
