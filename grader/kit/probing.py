@@ -12,7 +12,8 @@ observation -> Mismatch or None, no oracle). A check's judge is the two in turn.
 from what the process imported), sends each to the session, and on the first
 mismatch lets Hypothesis shrink it; the last failing case it records is the
 smallest one found. Draws that passed are replayed to the next submission
-without drawing them again. Shrinking is capped by a count of
+without drawing them again; one that fails there is shrunk as without the
+replay, the child asked nothing twice (`_drawn`). Shrinking is capped by a count of
 cases, not by time, so the result stays reproducible. `run_public` judges the
 kit's fixed public probes instead (grader/public.py), smallest first.
 """
@@ -225,6 +226,7 @@ class _Probing:
 def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -> CheckResult:
     """Probe one check with Hypothesis, seeded, and judge every observation in this process."""
     found = _Probing()
+    tape = _Tape(session)  # the session, or what it already answered (see _drawn)
 
     def probe_once(case: Any) -> None:
         if found.failure is not None:
@@ -232,7 +234,7 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
             if found.after > SHRINK_CASES:
                 raise _Stop
         try:
-            observation = session.request(check.probe(case))
+            observation = tape.request(check.probe(case))
         except SessionDied as died:
             found.stop, found.died = died.reason, True
             raise _Stop from None
@@ -252,9 +254,11 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
     try:
         for case in check.always:
             probe_once(case)
-        _drawn(check, seed, scale, probe_once, found)
+        _drawn(check, seed, scale, probe_once, found, tape)
     except (_Stop, _Failed):
         pass
+    except ReplayDiverged:  # the grader's bug, whatever was found before it
+        raise
     except Exception:  # Flaky (an answer that changes between runs), or Hypothesis gave up shrinking
         if found.failure is None and found.stop is None:
             raise
@@ -265,26 +269,89 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
 _PASSED_DRAWS: dict[tuple[str, st.SearchStrategy, int, float], tuple[Any, ...]] = {}
 
 
-def _drawn(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None], found: _Probing) -> None:
+class ReplayDiverged(RuntimeError):
+    """The cases replayed to this submission are not the ones Hypothesis draws: a grader bug, never a score."""
+
+
+class _Diverged(BaseException):
+    """Hypothesis, fast-forwarded, asked another request than the one replayed (a BaseException, so that
+    Hypothesis lets it through instead of shrinking it as the submission's failure)."""
+
+
+class _Tape:
+    """The session as probe_once sees it: each request goes to the child, unless the child has answered it
+    already (`play`); while a replay runs, each (request, observation) is noted in `noted`."""
+
+    def __init__(self, session: "Session"):
+        self.session = session
+        self.noted: list[tuple[dict, dict]] | None = None  # None: nothing noted
+        self.playing: list[tuple[dict, dict]] = []  # what is answered without the child, the next one last
+
+    def play(self, noted: list[tuple[dict, dict]]) -> None:
+        self.playing = noted[::-1]
+
+    def request(self, req: dict) -> dict:
+        if self.playing:
+            asked, observation = self.playing[-1]
+            if repr(asked) != repr(req):  # the child's JSON spelling, as far as it goes (repr: NaN != NaN)
+                raise _Diverged
+            self.playing.pop()
+            return observation
+        observation = self.session.request(req)
+        if self.noted is not None:
+            self.noted.append((req, observation))
+        return observation
+
+
+def _drawn(
+    check: Check, seed: int, scale: float, probe_once: Callable[[Any], None], found: _Probing, tape: _Tape
+) -> None:
     """The check's random cases: Hypothesis's draws, or the same cases again without Hypothesis.
 
     The draws depend on the check, the seed and the scale alone, never on the answers, until
     one is wrong: so once a submission has passed them all, this process replays that very
     list to the next one, and Hypothesis's drawing (most of the grader's own time) is spent
-    once a check, not once a student. A replayed case that fails sends the check back to
-    Hypothesis from its first case, so the failure is found and shrunk as without the replay.
+    once a check, not once a student.
+
+    A replayed case that fails is the case Hypothesis would have failed on, after the same
+    cases, in the same child: the child has been asked, in order, exactly what `grade` (a
+    fresh process, no replay) asks it. From there `grade` shrinks, in that child, and so
+    must this: Hypothesis is run from its first case, but the child is not asked again
+    what it already answered. Each replayed request was noted with its observation, and
+    Hypothesis's first draws get those observations back (judged on the same line, so the
+    same failure, with the same origin for the shrinker); once the noted ones are spent,
+    every request goes to the child again, which now sees Hypothesis's shrinking exactly as
+    under `grade`. The child never sees a case twice that `grade` shows it once: a module
+    that remembers what it was asked (stateful code, which a student's module is) gets the
+    same verdict, message and shrunk case whatever this process graded or drew before.
+    Draws that are not the replayed ones would break the premise itself: a grader error,
+    never a score.
     """
     key = (check.label, check.cases, seed, scale)
     replay = _PASSED_DRAWS.get(key)
-    if replay is not None:
-        inputs = found.inputs
-        try:
-            for case in replay:
-                probe_once(case)
-            return
-        except _Failed:  # Hypothesis again, from the start: its shrinking needs its own draws
-            found.failure, found.after, found.inputs = None, 0, inputs
-    _PASSED_DRAWS[key] = _every_case(check, seed, scale, probe_once)  # no exception: every case passed
+    if replay is None:
+        _PASSED_DRAWS[key] = _every_case(check, seed, scale, probe_once)  # no exception: every case passed
+        return
+    inputs, noted = found.inputs, list[tuple[dict, dict]]()
+    tape.noted = noted
+    try:
+        for case in replay:
+            probe_once(case)
+        return
+    except _Failed:  # Hypothesis from its start, on the child's answers so far: its shrinking needs its own draws
+        found.failure, found.after, found.inputs = None, 0, inputs
+    finally:
+        tape.noted = None
+    tape.play(noted)
+    try:
+        _draw(check, seed, scale, probe_once)
+    finally:  # whatever ends Hypothesis's run, _Diverged included
+        unasked, tape.playing = tape.playing, []
+        if unasked:  # Hypothesis did not ask first what was replayed: the replay's premise is broken
+            raise ReplayDiverged(
+                f"check {check.label}: the cases replayed are not the ones Hypothesis draws at seed {seed} "
+                "(a grader bug; `grade` grades this file alone)"
+            ) from None
 
 
 def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:

@@ -1,0 +1,97 @@
+"""One file, one score: whatever else its process graded before, and whatever it drew ahead (issue 20, item 5).
+
+A process that grades many submissions replays to each the draws that passed for an
+earlier one (grader/kit/probing.py, `_drawn`), and `class` draws them all ahead before
+forking its pool (`draw_ahead`). A student's module is stateful code: it may remember,
+in its process, what it was asked before. So the replay must show the module exactly what
+`grade` shows it, request for request, before its first wrong answer and after it, or
+the grade depends on what else was graded. hostile/learns_from_failure.py answers the
+first drawn case it meets wrong and every call after it right: a check that starts over
+in the same child after that wrong answer finds nothing wrong the second time.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import agtool
+from grader.instructor.classroom import grade_class
+from grader.instructor.sandbox.session import SandboxSession
+from grader.kit import probing
+from grader.kit.checks import STAGES
+from grader.kit.grading import Grade, grade
+from grader.kit.report import Audience, results_json
+from grader.kit.session import LocalSession
+
+pytestmark = pytest.mark.grader
+
+REFERENCE = Path(agtool.__file__).with_name("tools.py")
+TWIST = Path(__file__).parent / "submissions" / "hostile" / "learns_from_failure.py"
+EVERY_CHECK = [check for stage in STAGES.values() for check in stage.checks]
+
+
+def learner(folder: Path) -> Path:
+    """The reference with the twist appended: stage 2's check_args wrong once, on the first drawn case it meets."""
+    path = folder / "learns_from_failure.py"
+    path.write_text(REFERENCE.read_text() + "\n\n" + TWIST.read_text())
+    return path
+
+
+def checks(result: Grade, path: Path) -> list[dict]:
+    """Every check as results.json gives it: its score, status and feedback (the failing case shown, the hint)."""
+    return results_json(result, Audience(path=str(path)))["tests"]
+
+
+def scores(tests: list[dict]) -> dict[str, int]:
+    return {test["number"]: test["score"] for test in tests}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_module_that_learns_from_its_first_failure_gets_one_score_whatever_was_drawn_before(
+    seed, tmp_path, monkeypatch
+):
+    """In-process (LocalSession): graded alone by a fresh process's draws, after a correct module in the
+    same process, and after draw_ahead, as class's workers are: the same checks, scores and failures."""
+    monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
+    path = learner(tmp_path)
+    alone = checks(grade(str(path), LocalSession, seed=seed, stages=(2,)), path)
+    assert [test["number"] for test in alone if test["score"] < test["max_score"]] == ["2.1"]
+    grade(str(REFERENCE), LocalSession, seed=seed, stages=(2,))  # its draws all pass: they are kept
+    assert checks(grade(str(path), LocalSession, seed=seed, stages=(2,)), path) == alone
+    probing._PASSED_DRAWS.clear()
+    probing.draw_ahead(EVERY_CHECK, seed)
+    assert checks(grade(str(path), LocalSession, seed=seed, stages=(2,)), path) == alone
+
+
+def test_class_gives_a_module_that_learns_from_its_first_failure_the_score_grade_gives(tmp_path, monkeypatch):
+    """In the real sandbox: `grade` in a process that drew nothing before, and `class` over a folder where a
+    correct module is graded first (and every check was drawn ahead): the same per-check scores, failures included."""
+    monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "alice.py").write_text(REFERENCE.read_text())
+    path = learner(folder).rename(folder / "mallory.py").resolve()
+    graded = checks(grade(str(path), SandboxSession, seed=0), path)
+    assert graded[0]["number"] == "1.1" and sum(test["score"] for test in graded) < 100
+    assert [test["number"] for test in graded if test["score"] < test["max_score"]] == ["2.1"]
+
+    out = tmp_path / "out"
+    rows = grade_class(folder, out, jobs=1, seed=0, progress=False)
+    assert [row.student for row in rows] == ["alice", "mallory"] and rows[0].total == 100
+    in_class = json.loads((out / "students" / "mallory" / "results.json").read_text())["tests"]
+    assert scores(in_class) == scores(graded)
+    assert in_class == graded
+
+
+def test_a_replay_that_is_not_what_hypothesis_draws_is_a_grader_error_never_a_score(tmp_path, monkeypatch):
+    """The premise of the replay is that its cases are Hypothesis's own: cases in another order, once one
+    fails, cannot be shrunk as `grade` shrinks them (the child has seen other cases), so grading stops."""
+    monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
+    check = STAGES[2].checks[0]
+    probing.draw_ahead([check], seed=0)
+    ((key, cases),) = probing._PASSED_DRAWS.items()
+    assert len(cases) > 1 and repr(cases[::-1]) != repr(cases)
+    probing._PASSED_DRAWS[key] = cases[::-1]  # the learner fails the first drawn case it meets: the last one here
+    with pytest.raises(probing.ReplayDiverged, match=r"check 2\.1: the cases replayed are not"):
+        grade(str(learner(tmp_path)), LocalSession, seed=0, only="2.1")
