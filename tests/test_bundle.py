@@ -7,6 +7,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -137,6 +138,51 @@ def test_a_sandbox_that_fails_twice_is_said_in_results_json_as_the_graders_failu
     assert autograde(root, source) == 0
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["tests"] == [] and "autograder itself failed" in results["output"]
+
+
+# The bundle's own run_autograder, with the layers of a kernel without Landlock (and, for the
+# second case, without a mount namespace either, as in Docker's default profile).
+CAPPED = """
+import sys
+from dataclasses import replace
+from pathlib import Path
+from grader.instructor.sandbox import confine
+layers = replace(confine.Layers.here(landlock_cap=0), private_mounts={mounts})
+confine.Layers.here = classmethod(lambda cls, landlock_cap=None: layers)
+from grader.instructor.bundle import autograde
+sys.exit(autograde(Path(sys.argv[1])))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid layer needs the autograder to run as root")
+@pytest.mark.parametrize("mounts", [False, True], ids=["uid-and-modes", "mount-namespace"])
+def test_without_landlock_no_secret_of_the_bundle_reaches_a_students_results(bundle, mounts):
+    """Gradescope's kernels are not documented: with Landlock off, the child's own uid and the
+    bundle's sealed modes (or a mount namespace where one can be made) keep its settings (the seed),
+    the grader's source and Gradescope's metadata out of reach: none of it reaches results.json."""
+    top = Path(tempfile.mkdtemp(prefix="autograder-", dir="/tmp"))  # reachable by any uid, as /autograder is
+    try:
+        twist = (PROJECT / "tests" / "submissions" / "hostile" / "reads_secrets.py").read_text()
+        root = autograder(bundle, top, {"tools.py": REFERENCE + "\n\n" + twist})
+        (root / "submission_metadata.json").write_text('{"users": [{"email": "alice@example.edu"}]}')
+        for folder in (top, root, root / "submission"):
+            folder.chmod(0o755)
+        (root / "results").mkdir(mode=0o755)
+        done = subprocess.run(
+            [sys.executable, "-c", CAPPED.format(mounts=mounts), str(root)],
+            cwd=root / "source",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Landlock off" in done.stdout and "sealed:" in done.stdout
+        said = (root / "results" / "results.json").read_text()
+        assert json.loads(said)["score"] == 100, said
+        for secret in ('"seed"', "alice@example.edu", "def ", "BEGIN SOLUTION", "ref: refs/heads"):
+            assert secret not in said
+    finally:
+        shutil.rmtree(top)
 
 
 def test_the_lock_pins_exactly_what_is_installed_and_the_bundle_installs_with_it(bundle):

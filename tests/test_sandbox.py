@@ -315,6 +315,54 @@ def test_the_child_reads_an_allow_list_only(tmp_path):
             assert call(box, "attempt", "read", allowed)["value"] == "done", allowed
 
 
+PEEK = """
+    import os
+    def peek(path):
+        try:
+            with open(path, errors="replace") as file:
+                return file.read(4000)
+        except OSError as error:
+            return f"refused: {error.strerror}"
+    def listing(path):
+        try:
+            return os.listdir(path)
+        except OSError as error:
+            return f"refused: {error.strerror}"
+"""
+
+
+@ROOT_ONLY
+@pytest.mark.skipif(not Layers.here().private_mounts, reason="needs a mount namespace (root, a kernel that allows it)")
+def test_without_landlock_a_mount_namespace_covers_the_grader_the_class_and_its_outputs(tmp_path):
+    """What Landlock's allow-list does, done by covering: the repository (but for the venv's
+    site-packages), the submission's folder, the class and OUT read as empty; /proc shows the
+    child's own processes only, so not the grader's command line (its --seed)."""
+    folder, out = tmp_path / "class", tmp_path / "out"
+    classmate = submission(folder, "SECRET = 'alice-secret'\n", name="alice.py")
+    feedback = submission(out / "alice", "feedback-secret\n", name="feedback.md")
+    student = submission(folder / "mallory", PEEK)
+    secrets = {
+        REPOSITORY / "grader" / "instructor" / "oracle.py": "def ",
+        REPOSITORY / "agtool" / "tools.py": "BEGIN SOLUTION",
+        REPOSITORY / ".git" / "HEAD": "ref:",
+        classmate: "alice-secret",
+        feedback: "feedback-secret",
+        student: "def peek",
+        Path(f"/proc/{os.getpid()}/cmdline"): "pytest",
+    }
+    layers = Layers.here(landlock_cap=0)
+    with session(student, layers=layers, hidden=(str(folder), str(out))) as box:
+        for secret, words in secrets.items():
+            assert words not in call(box, "peek", str(secret))["value"], secret
+        for covered in (REPOSITORY / "grader", folder, out):
+            assert call(box, "listing", str(covered))["value"] in ([], "refused: Permission denied"), covered
+        # Not socket.__file__: without Landlock the child keeps no capability to read past modes,
+        # and a Python under /root (pyenv) is for root alone; what it imports is preloaded.
+        for allowed in (os.path.join(box.workdir, "tools.py"), pytest.__file__):
+            assert not call(box, "peek", allowed)["value"].startswith("refused"), allowed
+        assert "import" in call(box, "peek", pytest.__file__)["value"]  # the venv inside the repository: kept
+
+
 @pytest.mark.parametrize("kind", ["tcp", "udp", "unix"])
 def test_the_child_has_no_network_of_any_kind(tmp_path, kind):
     if not Layers.here().seccomp and landlock.abi() < 4:

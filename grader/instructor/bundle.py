@@ -25,6 +25,7 @@ ROOT is /autograder there, a temp dir in the tests.
 import argparse
 import io
 import json
+import os
 import re
 import secrets
 import sys
@@ -113,6 +114,7 @@ def autograde(root: Path, source: Path = ROOT) -> int:
         seed, confine = settings["seed"], settings["require_confinement"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         return _zero(results, f"{SETTINGS} is missing or unreadable in this autograder ({error})", NOT_SET_UP)
+    seal(root, source)
     refusal = confinement_problem() if confine else None
     if refusal:
         return _zero(results, refusal, NOT_CONFINED.format(refusal=refusal))
@@ -120,17 +122,31 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     if path is None:
         return _zero(results, "no tools.py in the submission", NOTHING_TO_GRADE)
     from grader.instructor.confined import grade_confined
-    from grader.kit.report import write_results
-
     from grader.kit.errors import GraderError
+    from grader.kit.report import write_results
 
     print(f"grading {path}")  # never the seed: stdout is the instructor's, but may be shown
     try:
-        graded = grade_confined(str(path), seed)
+        graded = grade_confined(str(path), seed, hidden=(str(root),))  # the metadata, the results: all of it
     except GraderError as error:  # the sandbox failed twice: the machine's fault, said as such
         return _zero(results, f"not graded: {error}", GRADER_FAILED)
     write_results(graded, results, STUDENT)
     return 0
+
+
+def seal(root: Path, source: Path) -> None:
+    """The grader's files, its settings (the seed) and Gradescope's submission metadata, readable by
+    this user alone: a child dropped to a uid of its own then reads none of them, Landlock or not."""
+    for folder, _, files in os.walk(source):
+        os.chmod(folder, 0o700)
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode & 0o700)
+    metadata = root / "submission_metadata.json"
+    if metadata.is_file() and not metadata.is_symlink():
+        metadata.chmod(0o600)
+    print(f"sealed: {source} and {metadata.name} readable by uid {os.geteuid()} alone")
 
 
 def confinement_problem() -> str | None:
@@ -160,8 +176,9 @@ GRADER_FAILED = (
 )
 NOT_SET_UP = "This autograder is not set up: nothing was graded. Please tell your instructor."
 NOT_CONFINED = (
-    "Not graded: this autograder's container cannot confine a submission ({refusal}). "
-    "Nothing was run; please tell your instructor. Instructor: use a base image with a "
+    "Not graded: your submission could not be graded safely, because this autograder's container "
+    "cannot confine a submission ({refusal}). Nothing was run, and the 0 is not a judgement of your "
+    "work; please tell your instructor. Instructor: use a base image with a "
     "Linux 6.12+ kernel (Landlock) or run the autograder as root, or rebuild the bundle "
     "with `python -m grader gradescope --allow-unconfined` to grade without that fence."
 )

@@ -72,6 +72,7 @@ class Submission:
     student: str
     path: Path  # a regular file inside the student's own entry, symlinks resolved
     digest: str  # sha256 of what was read: the stamp compares it
+    folder: Path  # the class's DIR: no child reads it (nor OUT), classmates' files and feedback
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
                     f"DIR {str(folder)!r} holds both {student}.py and {student}/: keep one submission per student"
                 )
             digest = hashlib.sha256(read_submission(str(path), _shown(path, folder))).hexdigest()
-            submissions[student] = Submission(student, path, digest)
+            submissions[student] = Submission(student, path, digest, folder)
         except NotASubmission as refusal:
             refused[student] = str(refusal)
     if not submissions and not refused:
@@ -209,7 +210,7 @@ def row_of(student: str, results: dict) -> Row:
 
 def grade_student(submission: Submission, seed: int, out: Path) -> Row:
     """Grade one student and write their folder in OUT; the stamp goes last."""
-    result = grade_confined(str(submission.path), seed)
+    result = grade_confined(str(submission.path), seed, hidden=(str(submission.folder), str(out)))
     folder = student_folder(out, submission.student)
     audience = Audience(path=str(submission.path))  # the replay line names the file as it is in DIR
     write_feedback(result, folder / "feedback.md", audience)

@@ -65,7 +65,8 @@ def _grade(args: argparse.Namespace, real: str) -> int:
         )
     warm()
     try:
-        result = grade_confined(real, seed=args.seed, only=args.only)
+        outputs = tuple(os.path.dirname(os.path.abspath(path)) for path in (args.results, args.feedback) if path)
+        result = grade_confined(real, seed=args.seed, only=args.only, hidden=outputs)
     except GraderError as error:
         result = not_graded(real, args.seed, str(error))
     audience = Audience(path=args.path)  # the replay line names the file as the instructor typed it

@@ -7,13 +7,17 @@ the whole submission is graded again from its first stage, with a fresh zygote; 
 failure is said (the caller writes "not graded" and why), never scored.
 """
 
+import functools
+
 from grader.instructor.sandbox.session import SandboxSession
 from grader.kit.errors import GraderError
 from grader.kit.grading import Grade, grade
 
 
-def grade_confined(path: str, seed: int, only: str | None = None) -> Grade:
+def grade_confined(path: str, seed: int, only: str | None = None, hidden: tuple[str, ...] = ()) -> Grade:
+    """`hidden`: folders no child may read, besides the grader's and the submission's (SandboxSession)."""
+    sessions = functools.partial(SandboxSession, hidden=hidden)
     try:
-        return grade(path, SandboxSession, seed=seed, only=only)
+        return grade(path, sessions, seed=seed, only=only)
     except GraderError:  # once more, from the start: the next session starts a fresh zygote
-        return grade(path, SandboxSession, seed=seed, only=only)
+        return grade(path, sessions, seed=seed, only=only)

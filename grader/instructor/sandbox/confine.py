@@ -17,7 +17,11 @@ The layers, outermost first:
   signal a classmate's child, own what an earlier child left, and the zygote's sweep
   (sweeper.py) can kill every process it ever started by uid alone;
 - as root where the kernel lets it: a System V IPC namespace of its own, so an object
-  it makes (with seccomp off) dies with its last process;
+  it makes (with seccomp off) dies with its last process; and a mount namespace of its
+  own in which the grader's files, the submission's folder and whatever else the grader
+  names (a class, its outputs) are covered by empty read-only mounts, all but the paths
+  the child must read (Python, site-packages) and its workdir: with Landlock or without,
+  it reads none of them;
 - no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind,
   no memfd, no System V IPC, no namespace or mount;
 - Landlock (grader/instructor/sandbox/landlock.py): reads of an allow-list only, writes
@@ -44,7 +48,10 @@ __all__ = ["PROCESSES", "UID_BASE", "Layers", "enter", "readable_paths"]
 PROCESSES = 16  # tasks (threads count) of a submission at once: a fork bomb stops here
 _PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
 _CAP_DAC_READ_SEARCH = 2
-_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWIPC, _CLONE_NEWNS = 0x08000000, 0x00020000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 1, 2, 4, 8, 32
+_MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
+_COVERED = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
 _CAPABILITY_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -57,6 +64,7 @@ class Layers:
     seccomp: bool  # no sockets, no memfd, no System V IPC, no namespaces
     landlock: int  # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
     private_ipc: bool = False  # a System V IPC namespace of its own
+    private_mounts: bool = False  # a mount namespace of its own, the grader's files covered in it
 
     @classmethod
     def here(cls, landlock_cap: int | None = None) -> "Layers":
@@ -68,7 +76,8 @@ class Layers:
             drop_user=root,
             seccomp=seccomp.available() is None,
             landlock=version,
-            private_ipc=root and _can_unshare_ipc(),
+            private_ipc=root and _can_unshare(_CLONE_NEWIPC),
+            private_mounts=root and _can_unshare(_CLONE_NEWNS),
         )
 
     def missing(self) -> list[str]:
@@ -77,7 +86,12 @@ class Layers:
             gaps.append("not root: the child runs as the grader's own user")
         if not self.seccomp:
             gaps.append(f"no seccomp filter: the child can open sockets, UDP included ({seccomp.available()})")
-        if self.landlock == 0:
+        if self.landlock == 0 and self.private_mounts:
+            gaps.append(
+                "no Landlock: the grader's files, the class and its outputs are covered in the child's mount "
+                "namespace, but it can read any other file its user can and write wherever its user can"
+            )
+        elif self.landlock == 0:
             gaps.append(
                 "no Landlock: the child can read any file its user can (the oracle's source included) "
                 "and write wherever its user can"
@@ -100,6 +114,7 @@ class Layers:
             f"seccomp {'on' if self.seccomp else 'off'}",
             f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off",
             f"IPC namespace {'on' if self.private_ipc else 'off'}",
+            f"mount namespace {'on' if self.private_mounts else 'off'}",
         ]
         return "sandbox: " + ", ".join(said)
 
@@ -138,6 +153,8 @@ def enter(job: dict, keep: set[int]) -> None:
     uid = job["uid"]
     if layers.private_ipc and _libc.unshare(_CLONE_NEWIPC) != 0:
         raise OSError(ctypes.get_errno(), "could not make an IPC namespace")
+    if layers.private_mounts:
+        _cover_all(job["hidden"], keep=[workdir, *readable_paths()])
     if layers.drop_user:
         for name in (workdir, *(os.path.join(workdir, entry) for entry in os.listdir(workdir))):
             os.chown(name, uid, uid)
@@ -249,9 +266,47 @@ def _tasks_of(uid: int) -> int:
 
 
 @functools.cache
-def _can_unshare_ipc() -> bool:
-    """Does this kernel (and container) let root make an IPC namespace? Tried in a fork of this process."""
+def _can_unshare(namespace: int) -> bool:
+    """Does this kernel (and container) let root make that namespace? Tried in a fork of this process."""
     pid = os.fork()
     if pid == 0:
-        os._exit(0 if _libc.unshare(_CLONE_NEWIPC) == 0 else 1)
+        os._exit(0 if _libc.unshare(namespace) == 0 else 1)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def _cover_all(hidden: list[str], keep: list[str]) -> None:
+    """In a mount namespace of this child's own, cover each hidden path but what is kept (see _cover)."""
+    if _libc.unshare(_CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), "could not make a mount namespace")
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted here reaches the grader's namespace
+    # A /proc of its own that shows only its own uid's processes: not the grader's command line.
+    _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=2")
+    kept = [os.path.realpath(path) for path in keep]
+    for path in hidden:
+        _cover(os.path.realpath(path), kept)
+
+
+def _cover(path: str, kept: list[str]) -> None:
+    """Cover `path` with an empty read-only mount (a folder) or /dev/null (a file); where a kept path
+    lies below it, cover each entry instead, down to the kept paths, which stay as they are."""
+    if path in kept or not os.path.lexists(path) or os.path.islink(path):  # a link's target is covered, or not ours
+        return
+    if not any(keep.startswith(path + os.sep) for keep in kept):
+        if os.path.isdir(path):
+            _mount("tmpfs", path, "tmpfs", _COVERED, "size=4k,nr_inodes=1,mode=0555")
+        elif os.path.isfile(path):
+            _mount(os.devnull, path, None, _MS_BIND)
+            _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _COVERED)  # the bind, made read-only
+        return
+    for entry in os.listdir(path):
+        _cover(os.path.join(path, entry), kept)
+
+
+def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str | None = None) -> None:
+    if _libc.mount(_bytes(source), _bytes(target), _bytes(kind), flags, _bytes(data)) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"could not cover {target}: {os.strerror(error)}")
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else os.fsencode(text)

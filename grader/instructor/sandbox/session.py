@@ -183,7 +183,16 @@ class SandboxSession:
     answer, and then the same error again at once for every later request.
     """
 
-    def __init__(self, path: str, stage: int, limits: Limits = Limits(), layers: confine.Layers | None = None):
+    def __init__(
+        self,
+        path: str,
+        stage: int,
+        limits: Limits = Limits(),
+        layers: confine.Layers | None = None,
+        hidden: tuple[str, ...] = (),
+    ):
+        """`hidden`: folders the child must not read beyond the grader's own and the submission's
+        (a class, its outputs): covered where it has a mount namespace (confine.py)."""
         self.limits = limits
         self._died: SessionDied | None = None
         self._status: int | None = None  # the child's wait status, once reaped
@@ -191,7 +200,7 @@ class SandboxSession:
         self._zygote_died = False
         self.layers = layers or confine.Layers.here()
         self.cleanup_problem: str | None = None
-        self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-")
+        self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-", dir=_workdirs())
         try:
             private = _private_copy(path, self.workdir)
         except SessionDied:
@@ -206,6 +215,7 @@ class SandboxSession:
             "workdir": self.workdir,
             "limits": asdict(limits),
             "layers": self.layers.as_job(),
+            "hidden": sorted({str(ROOT), os.path.dirname(os.path.abspath(path)), *map(os.path.abspath, hidden)}),
         }
         try:
             self._zygote = zygote()
@@ -387,6 +397,27 @@ class SandboxSession:
                 self._status = signal.SIGKILL  # a wait status: killed by SIGKILL
                 self._zygote_died = True
         return self._status
+
+
+_WORKDIRS: tuple[int, str] | None = None  # (the process that made it, the folder)
+
+
+def _workdirs() -> str:
+    """The folder this process makes its children's workdirs in: one of its own, mode 0711, so a
+    child reaches its own workdir but lists neither its neighbours nor the rest of TMPDIR."""
+    global _WORKDIRS
+    if _WORKDIRS is None or _WORKDIRS[0] != os.getpid() or not os.path.isdir(_WORKDIRS[1]):
+        folder = tempfile.mkdtemp(prefix="agtool-sandboxes-")
+        os.chmod(folder, 0o711)
+        _WORKDIRS = (os.getpid(), folder)
+        # Removed when this process ends (a pool worker too): by then every workdir in it is gone.
+        multiprocessing.util.Finalize(None, _remove_if_empty, args=(folder,), exitpriority=50)
+    return _WORKDIRS[1]
+
+
+def _remove_if_empty(folder: str) -> None:
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def _private_copy(path: str, workdir: str) -> str:
