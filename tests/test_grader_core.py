@@ -106,6 +106,42 @@ def test_the_student_skeleton_gets_nothing_and_is_told_what_is_not_implemented(t
             assert outcome.message.startswith("not implemented yet"), (outcome.check.label, outcome.message)
 
 
+# ── what a fn and a graph are is judged by what they do ──────────────────────
+
+RUN_INVOKES = '    return build_graph().invoke({"request": request}, config=config, context=context)\n'
+STREAM = 'build_graph().stream({"request": request}, config=config, context=context, stream_mode='
+DRIVES = {  # run drives the graph build_graph() gives another way: its walk is seen all the same
+    "invoke, stream_mode named": RUN_INVOKES.replace("context=context)", 'context=context, stream_mode="values")'),
+    "stream of values": f'    state = None\n    for state in {STREAM}"values"):\n        pass\n    return state\n',
+    "stream of modes": f'    state = None\n    for mode, chunk in {STREAM}["debug", "values"]):\n'
+    '        state = chunk if mode == "values" else state\n    return state\n',
+}
+
+
+@pytest.mark.parametrize("drive", sorted(DRIVES))
+def test_the_graph_is_judged_by_its_walk_however_run_drives_it(drive, tmp_path):
+    path = write_patched(tmp_path, "drives.py", RUN_INVOKES, DRIVES[drive])
+    result = grade(str(path), LocalSession, seed=4, stages=(6,))
+    assert result.score == result.max_score, failures(result)
+
+
+@pytest.mark.parametrize(
+    ("twist", "stage", "fails"),
+    [
+        ("fake_fn_marker", 1, {"1.1", "1.2", "1.3", "1.4", "1.5"}),
+        ("graph_is_none", 6, {"6.1"}),
+        ("graph_forges_its_description", 6, {"6.1"}),
+    ],
+)
+def test_what_a_fn_or_a_graph_says_it_is_earns_nothing(twist, stage, fails, tmp_path):
+    """In-process, quick (tests/test_trust_boundary.py grades them in the sandbox): a dict spelled like the
+    channel's function marker is called and is no function; a graph is what build_graph() gives and run walks."""
+    path = tmp_path / "tools.py"
+    path.write_text(REFERENCE.read_text() + "\n\n" + (SUBMISSIONS / "hostile" / f"{twist}.py").read_text())
+    result = grade(str(path), LocalSession, seed=4, stages=(stage,))
+    assert {outcome.check.label for outcome in result.results if not outcome.passed} == fails, failures(result)
+
+
 # ── a mistake costs points in its own stage, and only there ──────────────────
 
 

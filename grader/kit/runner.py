@@ -12,7 +12,7 @@ A request (the parent builds them in grader/kit/checks/) and what comes back:
 
     {"stage": N, "table": {...spy table, bodies left out...}, "literal": bool (optional), "calls": [
          {"fn": "check_args" | ["TOOLS", "t", "fn"], "args": [...], "kwargs": {...},
-          "get": bool, "mutate": bool, "as": "graph"}]}
+          "get": bool, "mutate": bool, "each": ["fn"], "follow": "build_graph"}]}
         -> per call, in order: {"value": v} | {"raised": "KeyError: 'x'"} | {"not_implemented": msg}
         -> or once: {"error": "import" | "child", "message": ...}
 
@@ -21,6 +21,18 @@ Before the calls of stage N, the trusted versions of the earlier stages' functio
 runs on the student's own) go into the module's globals, and the request's table
 replaces the contents of the module's TOOLS. An argument {"$memo": k} is one dict
 shared by the calls of a request; "get" reads the target instead of calling it.
+
+Nothing the child says about a value is evidence of what it is: a function comes back
+as a marker ({"<not plain data>": "function", ...}), which a plain dict can spell too.
+So what must be a function, or a graph, is put to work instead. "each": ["fn"] calls
+every entry's fn (TOOLS["t"]["fn"]() for each t), one outcome per entry in the value:
+{"t": {"value": v} | {"raised": text}}; a dict cannot take a call. "follow":
+"build_graph" stands a follower in for the module's build_graph during the call (run
+looks it up when it runs): it hands back the graph the submission's own build_graph()
+gives, whose invoke is LangGraph's own, watched as it streams; the value is then
+{"returned": what the call returned, "walks": [[[node, its update], ...] per invoke]}.
+The parent judges the walks against the spy bodies that ran in the parent while they
+were walked (grader/kit/checks/stage6.py): a graph is what walks, not what it says.
 
 Import failures, NotImplementedError (a stage not started) and every other
 exception become outcomes, never a crash of the child.
@@ -32,7 +44,7 @@ import inspect
 import itertools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from grader.kit import spies, values
@@ -165,8 +177,18 @@ class Child:
             return {"raised": f"tools.py has no {call['fn']!r} ({error_text(error)})"}
         args = [_argument(arg, memos, self.body) for arg in call.get("args", [])]
         kwargs = {key: _argument(arg, memos, self.body) for key, arg in call.get("kwargs", {}).items()}
+        walks: list[list] | None = None
         try:
-            result = target if call.get("get") else target(*args, **kwargs)
+            if call.get("get"):
+                result = target
+            elif "each" in call:
+                result = _each(target, call["each"], args, kwargs)
+            elif "follow" in call:
+                walks = []
+                with self.following(call["follow"], walks):
+                    result = target(*args, **kwargs)
+            else:
+                result = target(*args, **kwargs)
         except NotImplementedError as error:
             return {"not_implemented": error_text(error)}
         except (Exception, SystemExit) as error:
@@ -176,13 +198,34 @@ class Child:
                 raise
             return {"raised": error_text(error)}
         try:
-            outcome = {"value": _AS[call.get("as", "plain")](result)}
+            outcome = {"value": values.to_plain(result if walks is None else {"returned": result, "walks": walks})}
         except Exception as error:  # a value whose __repr__ or keys fight back
             return {"raised": f"returned a value that cannot be read ({error_text(error)})"}
         if call.get("mutate"):
             with contextlib.suppress(Exception):  # a value that refuses to change cannot leak a change either
                 values.mutate(result)
         return outcome
+
+    @contextlib.contextmanager
+    def following(self, name: str, walks: list[list]) -> Iterator[None]:
+        """The module's global `name` (build_graph) followed while the block runs: the graph it gives
+        records, per invoke, every node's update as LangGraph streams it."""
+        own = vars(self.module)
+        original = own.get(name, _MISSING) if type(name) is str else _MISSING
+        if not callable(original):
+            yield
+            return
+
+        def followed(*args, **kwargs):
+            graph = original(*args, **kwargs)
+            return _Walked(graph, walks) if callable(getattr(graph, "stream", None)) else graph
+
+        own[name] = followed
+        try:
+            yield
+        finally:
+            if own.get(name) is followed:
+                own[name] = original
 
     def find(self, where: str | list) -> Any:
         """A module global by name, or a path into one: ["TOOLS", "t", "fn"]."""
@@ -230,15 +273,61 @@ def _argument(arg: Any, memos: dict, body: Body | None = None) -> Any:
     return values.decode(arg)
 
 
-def _describe_graph(graph: Any) -> dict:
-    """What the grader needs to know of build_graph()'s result."""
-    state = sys.modules.get("langgraph.graph.state")
-    compiled = state is not None and isinstance(graph, state.CompiledStateGraph)
-    try:
-        nodes = sorted(str(node) for node in graph.nodes) if compiled else []
-    except Exception:
-        nodes = []
-    return {"compiled": compiled, "type": type(graph).__qualname__, "nodes": nodes}
+def _each(table: Any, path: list, args: list, kwargs: dict) -> dict:
+    """{key: the outcome of calling table[key][path...](*args, **kwargs)}, for every str key of table."""
+    outcomes = {}
+    for key, entry in list(table.items()):
+        if type(key) is not str:
+            continue
+        try:
+            found = entry
+            for part in path:
+                found = found[part]
+            outcomes[key] = {"value": values.to_plain(found(*args, **kwargs))}
+        except (Exception, SystemExit) as error:  # NotImplementedError too: what a call of it did
+            outcomes[key] = {"raised": error_text(error)}
+        except BaseException as error:  # as in Child.call: a spy's gets caught, a real Ctrl-C goes on
+            if not getattr(error, spies.SPY_MARK, False):
+                raise
+            outcomes[key] = {"raised": error_text(error)}
+    return outcomes
 
 
-_AS = {"plain": values.to_plain, "graph": _describe_graph}
+class _Walked:
+    """A graph whose invoke is its own class's, run on this stand-in: LangGraph's invoke streams
+    through self.stream, as run may do itself, and this stream asks the graph for its updates too
+    (node -> what it returned), keeps each on its way past, and gives the caller only the chunks it
+    asked for. Everything else is the graph's own."""
+
+    def __init__(self, graph: Any, walks: list[list]):
+        self._graph, self._walks = graph, walks
+        self._invoking = False
+
+    def invoke(self, *args: Any, **kwargs: Any) -> Any:
+        self._walks.append([])
+        self._invoking = True
+        try:
+            return type(self._graph).invoke(self, *args, **kwargs)
+        finally:
+            self._invoking = False
+
+    def stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        if not self._invoking:  # run streams the graph itself: a walk of its own
+            self._walks.append([])
+        walk = self._walks[-1]
+        asked = kwargs.get("stream_mode") or getattr(self._graph, "stream_mode", "values")
+        if kwargs.get("subgraphs") or kwargs.get("version", "v1") != "v1" or not isinstance(asked, str | list | tuple):
+            yield from self._graph.stream(*args, **kwargs)  # chunks of another shape: no walk is read from them
+            return
+        modes = [asked] if isinstance(asked, str) else list(asked)
+        added = "updates" not in modes
+        if added or isinstance(asked, str):
+            kwargs["stream_mode"] = [*modes, "updates"] if added else modes
+        for mode, payload in self._graph.stream(*args, **kwargs):
+            if mode == "updates" and type(payload) is dict:  # plain now: a later node may change what it holds
+                walk.extend([str(node), values.to_plain(part)] for node, part in payload.items())
+            if not (added and mode == "updates"):
+                yield payload if isinstance(asked, str) else (mode, payload)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._graph, name)

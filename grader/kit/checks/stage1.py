@@ -4,10 +4,15 @@ The first checks read the student's own TOOLS (the seed's three tools, the
 upgrade link) and call its tool bodies, compared with agtool.inventory's; the
 last gives describe_tools() random tables and checks every schema against the
 JSON Schema meta-schema (jsonschema) and against the contract.
+
+That a fn is a function is never read off what the child sends for it (a marker a
+plain dict can spell, grader/kit/values.py): the child calls every entry's fn, and
+a call that is refused as "not callable" is no function, whatever it looked like.
 """
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,9 +55,13 @@ class OwnTable:
 
 
 def probe_own(case: OwnTable) -> dict:
-    """The table and its bodies only: the table's checks score before describe_tools is written."""
+    """The table, every entry's fn called (with nothing: a function takes the call, and may refuse
+    the arguments), and the bodies: the table's checks score before describe_tools is written."""
     return request(
-        1, None, [call("TOOLS", get=True)] + [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS]
+        1,
+        None,
+        [call("TOOLS", get=True), call("TOOLS", each=["fn"])]
+        + [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS],
     )
 
 
@@ -61,8 +70,26 @@ def probe_described(case: OwnTable) -> dict:
 
 
 def _own(observation: dict) -> tuple[dict, list]:
-    tools, *bodies = observation["results"]
+    tools, _called, *bodies = observation["results"]
     return tools, bodies
+
+
+# What Python says when what is called is no function at all; any other outcome, a TypeError over
+# the arguments included, is the function's own answer to the call.
+NOT_CALLABLE = re.compile(r"TypeError: '[^']*' object is not callable")
+FN_NOT_CALLABLE = "fn is not a function"
+
+
+def fn_problem(called: Any) -> str | None:
+    """Why an entry's fn is no function, from what calling it did, or None."""
+    if type(called) is not dict or len(called) != 1:
+        return "fn was not called"
+    ((kind, outcome),) = called.items()
+    if kind == "value":
+        return None
+    if kind == "raised" and type(outcome) is str:
+        return FN_NOT_CALLABLE if NOT_CALLABLE.fullmatch(outcome) else None
+    return "fn was not called"
 
 
 def normal(spec: dict) -> dict:
@@ -85,10 +112,11 @@ def normal_specs(specs: dict) -> dict:
 
 
 def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
-    tools, _ = _own(observation)
+    tools, called = observation["results"][:2]
     table = tools.get("value")
     if type(table) is not dict or not table:
         return Mismatch("TOOLS", "a dict: tool name -> entry", got_text(tools))
+    calls = called.get("value") if type(called.get("value")) is dict else {}
     for name, tool in table.items():
         problem = entry_problem(name, tool, table)
         if problem:
@@ -97,13 +125,20 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
                 "an entry with fn (callable), description, args, returns and maybe upgrade",
                 f"{py(tool)} ({problem})",
             )
+        problem = fn_problem(calls.get(name))
+        if problem:
+            return Mismatch(
+                f"TOOLS[{name!r}]['fn']()",
+                "the function itself: the call reaches it (with no arguments it may raise TypeError: ... missing ...)",
+                f"{got_text(calls[name]) if problem == FN_NOT_CALLABLE else 'no outcome of a call'} ({problem})",
+            )
     return None
 
 
 def entry_problem(name: str, tool, table: dict) -> str | None:
     if type(tool) is not dict or not tool.keys() >= ENTRY_KEYS:
         return f"needs the keys {', '.join(sorted(ENTRY_KEYS))}"
-    if not (values.is_marker(tool["fn"]) and tool["fn"]["callable"]):
+    if not values.is_marker(tool["fn"]):  # plain data (a name, say): no function; a marker is judged by a call
         return "fn is not a function"
     if type(tool["description"]) is not str or not tool["description"].strip():
         return "description is not a non-empty str"
@@ -412,7 +447,8 @@ def tools_is_a_table():
     """TOOLS is a dict of tool entries with fn, description, args and returns
 
     Each TOOLS entry is a dict with fn (the function itself, not its name), description, args and
-    returns; upgrade, if any, names another tool of TOOLS.
+    returns; upgrade, if any, names another tool of TOOLS. The grader calls every fn to see that it
+    is a function.
     """
     return OWN
 

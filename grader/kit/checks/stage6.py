@@ -9,6 +9,14 @@ predicts every run with the trusted loop (oracle.run) over the same spies.
 Draws stay clear of what the spec leaves open: a misspelt name is one edit from
 exactly one contract name and far from the others; an invented one shares no
 letter with any; no NaN to clamp. call_memo and what it uses are the grader's own.
+
+The graph (6.1) is judged by what it does, never by what the child says it is:
+while run answers three requests, the child follows the graph the submission's
+build_graph() gives (grader/kit/runner.py, "follow") and sends the nodes it
+walked and what each returned. The walk must be the trusted loop's path, with the
+spy body run, here, as often as that path needs, and the call node's update must
+hold what the body returned: a value drawn for the case that the child only learns
+by running it.
 """
 
 import difflib
@@ -32,7 +40,7 @@ from grader.kit.checks.common import (
     request,
     show_table,
 )
-from grader.kit.probing import Mismatch, Stage, without_oracle
+from grader.kit.probing import Mismatch, Stage
 from grader.kit.spies import SPY_MARK
 from grader.kit.trusted import oracle
 
@@ -457,33 +465,118 @@ SPEC = {
 
 @dataclass(frozen=True)
 class Setup:
-    """Nothing to draw: the constants and the graph."""
+    """The constants, and the graph at work: its tool's body answers with `token` in its value."""
+
+    token: str
+
+
+TOKEN_LETTERS = "0123456789abcdef"
+# The requests the graph walks for 6.1, one for each way through it, each as every other stage-6
+# check expects the spec's loop to take it: answered at once, fixed by its full reason (no prefix,
+# no clamp, no rename to judge), and given up on a reason with no fix (no body run).
+GRAPH_RUNS = (
+    ASK,
+    {"tool": "stock", "args": {"sku": "A-100", "region": "mars", "limit": 1}},
+    {"tool": "stock_v9", "args": {"sku": "A-100"}},
+)
+FOLLOWED = "build_graph"
+
+
+def graph_table(case: Setup) -> dict:
+    return {"stock": entry(args=STOCK_ARGS, returns=RETURNS, body=[{"return": {"sku": case.token, "rows": [_ROW]}}])}
 
 
 def probe_setup(case: Setup) -> dict:
     return request(
         6,
-        None,
-        [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True), call("build_graph", **{"as": "graph"})],
+        graph_table(case),
+        [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True)]
+        + [call("run", req, follow=FOLLOWED) for req in GRAPH_RUNS],
     )
 
 
-def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
-    # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
-    attempts, region, graph = observation["results"]
-    if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
-        return Mismatch("MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts))
-    if region.get("value") != DEFAULT_REGION:
-        return Mismatch("DEFAULT_REGION", py(DEFAULT_REGION), got_text(region))
-    found = graph.get("value")
-    if "raised" in graph or not found["compiled"] or not set(NODES) <= set(found["nodes"]):
-        return Mismatch(
-            "build_graph()",
-            f"a compiled LangGraph StateGraph with nodes {', '.join(NODES)}",
-            got_text(graph)
-            if "raised" in graph
-            else f"a {found['type']} with nodes {', '.join(found['nodes']) or '(none)'}",
+def expect_walks(case: Setup) -> list[tuple[list, dict]]:
+    """Per run of GRAPH_RUNS, the trusted loop's path (the nodes the graph must walk) and its body runs."""
+    tools, spies = parent_tools(graph_table(case))
+    expected = []
+    for req in GRAPH_RUNS:
+        before = {tool: spy.runs for tool, spy in spies.items()}
+        state = oracle.run(tools, values.decode(req))
+        expected.append(
+            (state["path"], {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]})
         )
+    return expected
+
+
+def walked(result: dict) -> tuple[list, list] | None:
+    """(the spec's nodes the followed graph walked, in order; the updates of its call nodes), or None
+    when what came back is no record of a walk."""
+    got = result.get("value")
+    if type(got) is not dict or type(got.get("walks")) is not list:
+        return None
+    nodes: list[str] = []
+    calls: list[Any] = []
+    for walk in got["walks"]:
+        for step in walk if type(walk) is list else ():
+            if type(step) is list and len(step) == 2 and step[0] in NODES:
+                nodes.append(step[0])
+                if step[0] == "call":
+                    calls.append(step[1])
+    return nodes, calls
+
+
+def holds(value: Any, text: str) -> bool:
+    """Is the str `text` in value, a key or an item anywhere inside it?"""
+    if type(value) is str:
+        return text in value
+    if type(value) is list:
+        return any(holds(item, text) for item in value)
+    if type(value) is dict:
+        return any(holds(key, text) or holds(item, text) for key, item in value.items())
+    return False
+
+
+def walk_problem(case: Setup, path: list, runs: dict, result: dict) -> str | None:
+    """What is wrong with the walk of one followed run, or None."""
+    if "raised" in result:
+        return f"run raised {result['raised']}"
+    record = walked(result)
+    if record is None:
+        return "no record of a walk came back"
+    nodes, calls = record
+    if not nodes:
+        return "run never invoked the graph that build_graph() gave"
+    if nodes != path:
+        return f"the graph walked {' -> '.join(nodes)}"
+    if runs and not any(holds(update, case.token) for update in calls):
+        return "no update of its call node holds what the tool's body returned"
+    if result["runs"] != runs:
+        return f"the tool's body ran {sum(result['runs'].values())} times"
+    return None
+
+
+GRAPH_HINT = (
+    "build_graph() must return graph.compile() of a StateGraph with the nodes pick, call, fix, answer and "
+    "give_up, and run must invoke that very graph: build_graph().invoke(...)."
+)
+
+
+def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | None:
+    # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
+    attempts, region, *runs = observation["results"]
+    if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
+        return Mismatch("MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts), setting="")
+    if region.get("value") != DEFAULT_REGION:
+        return Mismatch("DEFAULT_REGION", py(DEFAULT_REGION), got_text(region), setting="")
+    for req, (path, body_runs), result in zip(GRAPH_RUNS, expected, runs, strict=False):
+        problem = walk_problem(case, path, body_runs, result)
+        if problem:
+            return Mismatch(
+                f"run({py(req, 10**4)})  # watching the graph build_graph() gives",
+                f"build_graph()'s graph walks {' -> '.join(path)}, body runs: {sum(body_runs.values())}",
+                f"{problem}",
+                GRAPH_HINT,
+            )
     return None
 
 
@@ -492,17 +585,19 @@ def judge_setup(case: Setup, observation: dict) -> Mismatch | None:
     points=2,
     examples=1,
     probe=probe_setup,
-    show=lambda case: "",
+    expect=expect_walks,
+    compare=compare_setup,
+    show=lambda case: show_table(graph_table(case)),
     spec=(SPEC["constants"],),
-    **without_oracle(judge_setup),
 )
 def constants_and_graph():
-    """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", build_graph() a compiled LangGraph: pick, call, fix, answer, give_up
+    """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", and run walks build_graph()'s graph: pick, call, fix, answer, give_up
 
     MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() adds the nodes pick, call, fix, answer
-    and give_up to a StateGraph and returns graph.compile().
+    and give_up to a StateGraph and returns graph.compile(), and run invokes that graph. The grader
+    watches the graph build_graph() gives while run answers a request, fixes one and gives one up.
     """
-    return st.just(Setup())
+    return st.builds(Setup, st.text(TOKEN_LETTERS, min_size=12, max_size=12).filter(lambda token: len(set(token)) > 1))
 
 
 @STAGE.check(number=2, points=2, examples=3, always=INCIDENTS["answers"], spec=(SPEC["answers"], SPEC["answer text"]))
