@@ -16,12 +16,11 @@ from typing import ClassVar
 import pytest
 
 import agtool
-from grader.instructor.sandbox import landlock
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import Limits, SandboxSession
 from grader.kit.grading import grade
 from grader.kit.report import feedback_markdown, write_feedback, write_results
-from tests.sandboxing import SLOW_ATTACK_SECONDS, gone, sandbox_processes, uid_of
+from tests.sandboxing import SLOW_ATTACK_SECONDS, gone, ipc_objects, sandbox_processes, uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -40,11 +39,17 @@ CONTAINED = {
     "ignores_signals": ((4,), "no answer within 1 s: an infinite loop?"),
     "memory_bomb": ((5,), "no answer within 1 s"),
     "output_flood": ((1,), "wrote more than 16 MB of output"),
+    "floods_the_grader": ((2, 3, 4, 5), "the answer was over"),  # raw frames; tests/test_grader_memory.py
     "always_equal": ((2,), ""),
     "tamper_grader": (ALL, ""),  # it breaks the child-side runner it patched: its own loss
     "segfault": ((6,), "segmentation fault"),
     "background_processes": ((), ""),
-    "deep_directory": ((), ""),
+    "deep_directory": (ALL, "nested folders more than 100 deep"),
+    "exits_as_not_confined": ((3,), "exit code 71"),
+    "hoards_memory_in_forks": ((5,), "more than 512 MB of memory in all"),
+    "fills_the_workdir": ((2,), "more than 64 MB of files in all"),
+    "system_v_ipc": ((), ""),
+    "fork_bomb": ((), ""),
     "kills_the_grader": ((), ""),
     "writes_outside": ((), ""),
     "reads_the_solution": ((2,), ""),
@@ -52,9 +57,33 @@ CONTAINED = {
     "forges_observations": (LATER, ""),
     "markup_and_surrogates": ((2,), ""),
     "reads_secrets": ((), ""),
+    "fake_fn_marker": ((1,), "found a wrong answer"),
+    "graph_is_none": ((6,), "found a wrong answer"),
+    "graph_forges_its_description": ((6,), "found a wrong answer"),
+    "learns_from_failure": ((2,), "found a wrong answer"),
 }
-# Twists only Landlock can contain -> the ABI they need (the uid layer, as root, covers the rest).
-NEEDS_LANDLOCK = {"writes_outside": 1, "reads_the_solution": 1, "reads_secrets": 1}
+# The layers the table is graded under: this kernel's, and capped as an older kernel's would be.
+LAYER_SETS = {"kernel": None, "landlock-3": 3, "no-landlock": 0}
+
+
+def cannot_contain(twist: str, layers: Layers) -> str | None:
+    """Why these layers cannot contain the twist (then its test is skipped), or None."""
+    if twist in ("reads_the_solution", "reads_secrets") and not layers.confines_reads():
+        return "neither Landlock nor a uid and mount namespace of its own keeps a child from reading"
+    if twist == "writes_outside" and not (layers.landlock or layers.drop_user):
+        return "neither Landlock nor a uid of its own keeps a child from writing"
+    if twist == "kills_the_grader" and not layers.confines_writes_and_signals():
+        return "nothing keeps a child from signalling the grader"
+    return None
+
+
+# Twists that must lose exactly these checks, no more and no fewer: what they forge is believed
+# nowhere, and what their real code does right still scores.
+CHECKS_LOST = {
+    "fake_fn_marker": {"1.1", "1.2", "1.3", "1.4", "1.5"},  # 1.5 needs 1.1; 1.6 judges the grader's own tables
+    "graph_is_none": {"6.1"},
+    "graph_forges_its_description": {"6.1"},
+}
 
 
 class Tracked(SandboxSession):
@@ -84,8 +113,10 @@ def maxima(result) -> dict[int, int]:
 
 def graded(path: Path, seed: int = 3, layers=None, limits=LIMITS):
     Tracked.seen = []
+    before = ipc_objects()
     result = grade(str(path), functools.partial(Tracked, layers=layers, limits=limits), seed=seed, scale=0.3)
     assert len(Tracked.seen) == len(ALL)
+    assert ipc_objects() == before  # nor any System V object
     for box in Tracked.seen:  # nothing left: no process of its uid, no workdir, no zombie
         assert gone(box.pid) and not os.path.exists(box.workdir) and box.cleanup_problem is None
         if box.uid is not None:
@@ -97,17 +128,20 @@ def test_every_hostile_twist_is_in_the_table():
     assert sorted(path.stem for path in HOSTILE.glob("*.py")) == sorted(CONTAINED)
 
 
+@pytest.mark.parametrize("cap", list(LAYER_SETS.values()), ids=list(LAYER_SETS))
 @pytest.mark.parametrize("twist", sorted(CONTAINED))
-def test_a_hostile_submission_is_contained(twist, tmp_path):
-    if landlock.abi() < NEEDS_LANDLOCK.get(twist, 0):
-        pytest.skip(f"needs Landlock ABI {NEEDS_LANDLOCK[twist]}; this kernel has {landlock.abi()}")
-    if twist == "kills_the_grader" and not Layers.here().confines_writes_and_signals():
-        pytest.skip("this machine cannot keep a child from signalling the grader")
+def test_a_hostile_submission_is_contained(twist, cap, tmp_path):
+    layers = Layers.here(landlock_cap=cap)
+    why = cannot_contain(twist, layers)
+    if why:
+        pytest.skip(f"{layers.describe()}: {why}")
     lost, words = CONTAINED[twist]
     limits = replace(LIMITS, answer_seconds=SLOW_ATTACK_SECONDS.get(twist, LIMITS.answer_seconds))
-    result = graded(hostile(twist, tmp_path), limits=limits)
+    result = graded(hostile(twist, tmp_path), layers=layers, limits=limits)
     scores, most = result.stage_scores(), maxima(result)
     assert {stage for stage in ALL if scores[stage] < most[stage]} == set(lost)
+    if twist in CHECKS_LOST:
+        assert {check.check.label for check in result.results if not check.passed} == CHECKS_LOST[twist]
     for stage in lost:
         first = next(check for check in result.results if check.check.stage == stage and not check.passed)
         assert words in first.message
@@ -174,8 +208,8 @@ def test_markup_and_surrogates_are_shown_as_text(tmp_path):
 
 
 def test_what_a_submission_reads_never_reaches_its_feedback(tmp_path):
-    if landlock.abi() < 1:
-        pytest.skip("only Landlock keeps a submission from reading the files its user can read")
+    if not Layers.here().confines_reads():
+        pytest.skip("neither Landlock nor a uid and mount namespace of its own keeps a child from reading")
     classmate = tmp_path / "alice" / "tools.py"
     classmate.parent.mkdir()
     classmate.write_text("# alice-secret-7f3a\n")

@@ -104,6 +104,11 @@ class Layers:
             gaps.append("no IPC namespace and no seccomp filter: System V objects a child makes outlive it")
         return gaps
 
+    def confines_reads(self) -> bool:
+        """The grader's files, the class and its outputs are out of a child's reach (Landlock, or its own
+        uid and mount namespace; the Gradescope bundle adds its sealed modes to a dropped uid alone)."""
+        return self.landlock >= 1 or (self.drop_user and self.private_mounts)
+
     def confines_writes_and_signals(self) -> bool:
         """What the Gradescope bundle insists on: results.json cannot be forged, the grader cannot be killed."""
         return self.drop_user or self.landlock >= landlock.SCOPE_SINCE
