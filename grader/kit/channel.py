@@ -4,6 +4,14 @@ This is the child's side (`serve`): it reads a request, answers it with one fram
 call, and in between asks the parent to run a tool body ({"body": tool}) and waits for
 what the body did. The parent's side is grader/instructor/sandbox/session.py, which
 reads every frame as hostile (grader/kit/session.py's Exchange).
+
+An honest frame is small: one outcome, whose value values.to_plain keeps within MAX_JSON
+bytes, MAX_MARKS marks and MAX_DEPTH; or a text of a few hundred characters; or a body
+run's {"body": tool}. The parent refuses, before it decodes a byte of it, any frame over
+MAX_FRAME bytes or MAX_FRAME_MARKS marks, then any nested deeper than MAX_FRAME_DEPTH;
+and the outcomes of one request together over REQUEST_NODES nodes or REQUEST_TEXT
+characters (grader/kit/session.py). So whatever a child sends, what the parent holds of
+one request is bounded (the README's threat model says by how much).
 """
 
 import json
@@ -12,7 +20,26 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from grader.kit.values import MAX_DEPTH, MAX_JSON, MAX_MARKS
+
 FRAME = struct.Struct(">I")  # the length of the JSON text that follows
+
+# What one frame may be: an outcome's value and its envelope, or a text of error_text's length
+# (300 characters, 12 bytes each at their widest escape) with room to spare.
+MAX_FRAME = MAX_JSON + 16 * 1024
+MAX_FRAME_MARKS = MAX_MARKS + 1024
+MAX_FRAME_DEPTH = MAX_DEPTH + 8  # to_plain's depth, its marker dict, the outcome's envelopes
+# What the outcomes of one request may hold together: two frames at their most, decoded.
+REQUEST_NODES = 2 * MAX_FRAME_MARKS  # lists, dicts, keys, strs and numbers
+REQUEST_TEXT = 2 * MAX_FRAME  # characters of strs and keys, and bytes of big ints
+
+
+def refused(what: str) -> str:
+    """Why the parent read no further: a frame, or a request's frames, over `what`."""
+    return (
+        f"the answer was over {what}, which no value tools.py returns is sent as (a bigger or deeper one "
+        "goes as not plain data): did tools.py write to the grader's channel itself?"
+    )
 
 
 def frame(data: Any) -> bytes:

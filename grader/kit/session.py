@@ -5,7 +5,9 @@ with "runs": {tool: body runs during that call}]}, or {"error": ..., "message": 
 when nothing could be called. The parent's side of every request is an `Exchange`:
 it holds the case's spy bodies, runs one each time the child asks (so body runs are
 counted where the submission cannot touch them), and takes nothing from the child
-but well-formed outcomes, one per call, in order (anything else: ChannelBroken).
+but well-formed outcomes, one per call, in order (anything else: ChannelBroken), and
+no more of them than grader/kit/channel.py's REQUEST_NODES and REQUEST_TEXT: a frame
+is bounded before it is decoded, the outcomes it keeps for the request by these.
 
 `LocalSession` imports the submission into this very process: right for a
 student's self-check in a notebook (their own code, their own kernel), wrong for
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from grader.kit import spies, trusted
+from grader.kit.channel import REQUEST_NODES, REQUEST_TEXT, refused
 from grader.kit.errors import ChannelBroken, SessionDied
 from grader.kit.runner import Child
 
@@ -66,6 +69,7 @@ class Exchange:
         self.error: dict | None = None
         self._runs: dict[str, int] = {}
         self._body_runs = 0
+        self._nodes = self._text = 0  # what the outcomes taken hold: see _keep
 
     @property
     def done(self) -> bool:
@@ -74,7 +78,9 @@ class Exchange:
     def body(self, tool: Any) -> dict:
         """Run the body of `tool` once, here, for the call in progress; what it does goes to the child."""
         if self.done or type(tool) is not str or tool not in self.spies:
-            raise ChannelBroken(f"the submission's process asked to run a tool body it was not given ({tool!r:.60})")
+            # Not repr(tool) whatever it is: a list nested deep enough makes repr() raise RecursionError.
+            named = repr(tool[:60]) if type(tool) is str else f"a {type(tool).__name__}"
+            raise ChannelBroken(f"the submission's process asked to run a tool body it was not given ({named})")
         self._body_runs += 1
         if self._body_runs > MAX_BODY_RUNS:
             raise ChannelBroken(f"the submission ran tool bodies over {MAX_BODY_RUNS} times in one request")
@@ -101,11 +107,42 @@ class Exchange:
             if type(value) is not str:
                 raise ChannelBroken(f"the submission's process sent a {kind!r} that is not text")
             value = clean_text(value)
+        self._keep(value)
         self.results.append({kind: value, "runs": self._runs})
         self._runs = {}
 
+    def _keep(self, value: Any) -> None:
+        """Count what an outcome holds against the request's budget; ChannelBroken past it."""
+        nodes, text = weigh(value)
+        self._nodes, self._text = self._nodes + nodes, self._text + text
+        if self._nodes > REQUEST_NODES:
+            raise ChannelBroken(refused(f"{REQUEST_NODES:,} values in one request"))
+        if self._text > REQUEST_TEXT:
+            raise ChannelBroken(refused(f"{REQUEST_TEXT // 1024 // 1024} MB of text in one request"))
+
     def observation(self) -> dict:
         return self.error if self.error is not None else {"results": self.results}
+
+
+def weigh(value: Any) -> tuple[int, int]:
+    """(nodes, text) of decoded JSON data: its values and keys; the characters of its strs and keys
+    and the bytes of its ints. Without recursion: a frame's depth is checked, but not here."""
+    nodes, text, todo = 0, 0, [value]
+    while todo:
+        item = todo.pop()
+        kind = type(item)
+        nodes += 1
+        if kind is str:
+            text += len(item)
+        elif kind is int:
+            text += item.bit_length() // 8
+        elif kind is list:
+            todo.extend(item)
+        elif kind is dict:
+            nodes += len(item)
+            text += sum(map(len, item))
+            todo.extend(item.values())
+    return nodes, text
 
 
 class LocalSession:

@@ -7,12 +7,16 @@ to the submission: `decode` builds them. Coming back, `to_plain` turns whatever
 a submission's function returned into plain JSON data; anything else (a str
 subclass, an object whose __eq__ always says True, a cycle, a flood) becomes a
 "not plain data" marker, which the parent judges wrong without comparing it.
+Its JSON is bounded too: at most MAX_JSON bytes and MAX_MARKS of the characters
+[ { , : (`marks`, an upper bound on its nodes the parent counts before decoding
+anything: grader/instructor/sandbox/session.py refuses a frame past these).
 
 `same` is the parent's equality: strict about types (1, 1.0 and True differ),
 blind to dict key order, and NaN equals NaN. `py` writes a value as the Python
 a student would type, for feedback.
 """
 
+import json
 import math
 from typing import Any
 
@@ -34,6 +38,33 @@ _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 MAX_NODES = 20_000  # an answer bigger than this is a flood, not an answer
 MAX_DEPTH = 60
 MAX_STR = 20_000
+# An answer's JSON, at most: MAX_NODES nodes of about 50 bytes each (a float is 24 at most, a str
+# of MAX_STR characters 240,002 at its widest, every character an astral one as \ud83d\ude00).
+MAX_JSON = 1024 * 1024
+# Its [ { , : characters, at most, its strs' included: a node is one (a dict's key and value two),
+# so MAX_NODES nodes all in dicts take 2 * MAX_NODES, and the rest is room for commas in text.
+MAX_MARKS = 4 * MAX_NODES
+_MARKS = (b"[", b"{", b",", b":")
+
+
+def marks(text: bytes) -> int:
+    """How many of the characters [ { , : a JSON text holds, inside its strs too: more than its nodes
+    (every node but the outermost follows one), counted at C speed before anything is decoded."""
+    return sum(map(text.count, _MARKS))
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """Do decoded JSON data nest lists and dicts more than `limit` deep? Without recursion: it is
+    asked of data that nothing has checked yet."""
+    level = [value] if type(value) in (list, dict) else []
+    for _ in range(limit):
+        if not level:
+            return False
+        inner: list[Any] = []
+        for container in level:
+            inner.extend(container if type(container) is list else container.values())
+        level = [item for item in inner if type(item) in (list, dict)]
+    return bool(level)
 
 
 def tagged(value: Any) -> str | None:
@@ -69,9 +100,18 @@ def marker(value: Any, why: str | None = None) -> dict:
 
 
 def to_plain(value: Any) -> Any:
-    """value as plain JSON data, or with markers where it is not plain. Never raises."""
+    """value as plain JSON data, or with markers where it is not plain; one marker for all of it when
+    its JSON would be over MAX_JSON bytes or MAX_MARKS marks. Never raises."""
     budget = [MAX_NODES]
-    return _plain(value, budget, MAX_DEPTH, set())
+    plain = _plain(value, budget, MAX_DEPTH, set())
+    try:
+        text = json.dumps(plain).encode()  # as grader/kit/channel.py's frame() writes it
+    except Exception:  # only MemoryError, for data as _plain gives it
+        return {NOT_PLAIN: "too big", "callable": False}
+    if len(text) > MAX_JSON or marks(text) > MAX_MARKS:
+        why = f"too big: {len(text):,} bytes of JSON, {marks(text):,} of its [ {{ , : characters"
+        return {NOT_PLAIN: why, "callable": False}
+    return plain
 
 
 def _plain(value: Any, budget: list, depth: int, open_ids: set) -> Any:
@@ -91,11 +131,22 @@ def _plain(value: Any, budget: list, depth: int, open_ids: set) -> Any:
             return marker(value, "a list or dict that contains itself")
         open_ids.add(id(value))
         try:
+            # Once the budget is spent, the one marker that says so ends every container it is in.
             if kind is list:
-                return [_plain(item, budget, depth - 1, open_ids) for item in value]
+                items = []
+                for item in value:
+                    if budget[0] < 0:
+                        break
+                    items.append(_plain(item, budget, depth - 1, open_ids))
+                return items
             if not all(type(key) is str for key in value):
                 return marker(value, "dict with keys that are not str")
-            return {key: _plain(item, budget, depth - 1, open_ids) for key, item in value.items()}
+            entries = {}
+            for key, item in value.items():
+                if budget[0] < 0:
+                    break
+                entries[key] = _plain(item, budget, depth - 1, open_ids)
+            return entries
         finally:
             open_ids.discard(id(value))
     try:

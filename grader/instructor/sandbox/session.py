@@ -28,7 +28,7 @@ from pathlib import Path
 
 from grader.instructor.sandbox import budget, confine, sweeper
 from grader.instructor.sandbox import zygote as zygote_module
-from grader.kit import intake
+from grader.kit import channel, intake, values
 from grader.kit.channel import FRAME, frame
 from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
 from grader.kit.session import Exchange
@@ -46,7 +46,7 @@ class Limits:
     memory_bytes: int = 512 * MB  # memory of its own (not the zygote's it shares), all processes together
     output_bytes: int = 16 * MB  # printed output, and any one file the submission writes
     workdir_bytes: int = 64 * MB  # all the files in its workdir together
-    message_bytes: int = 16 * MB  # one frame on the channel
+    message_bytes: int = channel.MAX_FRAME  # one frame on the channel (no honest answer is near it)
 
     @property
     def wall_seconds(self) -> float:
@@ -299,13 +299,28 @@ class SandboxSession:
 
     # ── the parent's side of the channel ──────────────────────────────────
     def _read_frame(self, deadline: float):
+        """The child's next frame, decoded; refused (ChannelBroken) where it could cost this process more
+        than any honest frame: before a byte is read past its header when it is over MAX_FRAME bytes (or
+        Limits.message_bytes, if smaller), before it is decoded when it holds over MAX_FRAME_MARKS marks
+        (an upper bound on its values), and when it nests deeper than MAX_FRAME_DEPTH (grader/kit/channel.py).
+        What a request keeps of its frames, the Exchange bounds."""
         (size,) = FRAME.unpack(self._read(FRAME.size, deadline))
-        if size > self.limits.message_bytes:
-            raise ChannelBroken(f"the answer was over {self.limits.message_bytes // MB} MB")
+        limit = min(self.limits.message_bytes, channel.MAX_FRAME)
+        if size > limit:
+            raise ChannelBroken(channel.refused(f"{limit // MB} MB" if limit >= MB else f"{limit:,} bytes"))
+        text = self._read(size, deadline)
+        if values.marks(text) > channel.MAX_FRAME_MARKS:
+            raise ChannelBroken(channel.refused(f"{channel.MAX_FRAME_MARKS:,} values (lists, dicts, strs, numbers)"))
         try:
-            return json.loads(self._read(size, deadline))
-        except (ValueError, RecursionError):
+            message = json.loads(text)
+            deep = values.deeper_than(message, channel.MAX_FRAME_DEPTH)  # nothing here recurses into it, then
+        except RecursionError:  # deeper than this interpreter decodes at all
+            deep = True
+        except ValueError:
             raise ChannelBroken("the submission's process sent an answer that is not JSON") from None
+        if deep:
+            raise ChannelBroken(channel.refused(f"{channel.MAX_FRAME_DEPTH} lists or dicts deep"))
+        return message
 
     def _write(self, data: bytes, deadline: float) -> None:
         while data:
@@ -337,8 +352,8 @@ class SandboxSession:
 
         Ready data wins over an ended child: its last frame is still read.
         """
-        channel = self._to_child if write else self._from_child
-        readable, writable = ([self._exited], [channel]) if write else ([channel, self._exited], [])
+        pipe = self._to_child if write else self._from_child
+        readable, writable = ([self._exited], [pipe]) if write else ([pipe, self._exited], [])
         while True:
             self._budget.check()  # at most every budget.EVERY seconds: cheap in between
             now = time.monotonic()
@@ -346,7 +361,7 @@ class SandboxSession:
                 break
             timeout = min(deadline, self._budget.next_check) - now
             ready_r, ready_w, _ = select.select(readable, writable, [], max(0.0, timeout))
-            if channel in ready_r or channel in ready_w:
+            if pipe in ready_r or pipe in ready_w:
                 return
             if self._exited in ready_r:
                 raise self._death_or(ChannelBroken("the channel ended early"))
