@@ -38,6 +38,7 @@ Import failures, NotImplementedError (a stage not started) and every other
 exception become outcomes, never a crash of the child.
 """
 
+import builtins
 import contextlib
 import importlib.util
 import inspect
@@ -51,6 +52,11 @@ from grader.kit import spies, values
 
 _module_numbers = itertools.count()
 _MISSING = object()
+
+# The lab's modules a tools.py may import: those the sandbox's zygote preloads, and no other,
+# in a student's own kernel (the kit's self-check) as in the sandbox, so the two agree on every
+# file. The rest of agtool is built on tools.py itself or is the engineers' (schema, providers).
+LAB_IMPORTS = frozenset({"agtool", "agtool.contract", "agtool.inventory"})
 
 # The spec's names every later stage reads through the module's globals: the trusted
 # ones are installed always. The others are the skeleton's helpers, installed only
@@ -78,6 +84,7 @@ def load(path: str) -> tuple[Any, str | None]:
         if spec is None or spec.loader is None:
             return None, f"{os.path.basename(path)} is not a Python module"
         module = importlib.util.module_from_spec(spec)
+        vars(module)["__builtins__"] = {**vars(builtins), "__import__": _lab_import}  # its imports, now and later
         sys.modules[name] = module  # dataclasses and typing look their module up here
         spec.loader.exec_module(module)
         return module, None
@@ -86,6 +93,28 @@ def load(path: str) -> tuple[Any, str | None]:
     except BaseException as error:  # SyntaxError, NameError, sys.exit() ... at import
         sys.modules.pop(name, None)
         return None, error_text(error) + _line_in(error, path)
+
+
+def _lab_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """__import__ for a submission: any module, but of the lab's only LAB_IMPORTS."""
+    wanted = [name] if level == 0 else []
+    if level == 0 and name == "agtool":
+        package = sys.modules.get("agtool")
+        wanted += [
+            f"agtool.{item}"
+            for item in fromlist or ()
+            if not hasattr(package, item) or inspect.ismodule(getattr(package, item))
+        ]
+    for module in wanted:
+        if (module == "agtool" or module.startswith("agtool.")) and module not in LAB_IMPORTS:
+            raise ImportError(LAB_IMPORT_REFUSED.format(module=module), name=module)
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+LAB_IMPORT_REFUSED = (
+    "tools.py may not import {module}: of the lab's modules, only agtool.contract and agtool.inventory "
+    "are there when it is graded (write what you need in tools.py itself)"
+)
 
 
 def _line_in(error: BaseException, path: str) -> str:
