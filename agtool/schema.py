@@ -23,10 +23,12 @@ dialect with an output schema). `upgrade` and `fn` are the lab's own and travel
 in no dialect.
 """
 
+import copy
 import re
 from collections.abc import Callable
 from typing import Any
 
+from agtool import tools as lesson  # stage 1: every dialect draws on its object_schema
 from agtool.contract import JSON_TYPES, ContractError, check_table
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -79,7 +81,7 @@ def to_openai(tools: dict) -> list[dict]:
                 "function": {
                     "name": name,
                     "description": entry["description"],
-                    "parameters": object_schema(entry["args"], nullable_optional=strict),
+                    "parameters": parameters_schema(entry["args"], strict=strict),
                     "strict": strict,
                 },
             }
@@ -101,7 +103,7 @@ def to_anthropic(tools: dict) -> list[dict]:
     """
     check_table(tools)
     return [
-        {"name": name, "description": entry["description"], "input_schema": object_schema(entry["args"])}
+        {"name": name, "description": entry["description"], "input_schema": parameters_schema(entry["args"])}
         for name, entry in tools.items()
     ]
 
@@ -119,39 +121,41 @@ def to_mcp(tools: dict) -> list[dict]:
         {
             "name": name,
             "description": entry["description"],
-            "inputSchema": {"$schema": DIALECT, **object_schema(entry["args"])},
+            "inputSchema": {"$schema": DIALECT, **parameters_schema(entry["args"])},
             "outputSchema": {"$schema": DIALECT, **returns_schema(entry["returns"])},
         }
         for name, entry in tools.items()
     ]
 
 
-def object_schema(specs: dict, nullable_optional: bool = False) -> dict:
-    """The JSON Schema of args (or a dict arg's properties): a closed object.
-
-    nullable_optional: OpenAI strict's form, every property required and the
-    optional ones nullable; otherwise optional ones are left out of required.
-    """
-    properties = {}
-    for key, inner in specs.items():
-        schema = arg_schema(inner, nullable_optional)
-        if nullable_optional:
-            schema.pop("default", None)
-        optional = not inner.get("required", True)
-        properties[key] = nullable(schema) if optional and nullable_optional else schema
-    required = [key for key, spec in specs.items() if nullable_optional or spec.get("required", True)]
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+def parameters_schema(specs: dict, strict: bool = False) -> dict:
+    """The JSON Schema of a tool's args, as each dialect sends it: stage 1's own object_schema
+    (agtool/tools.py: what the model reads is what the lesson wrote, and no second copy of it
+    lives here), with each arg's default as documentation. strict: OpenAI strict's form, every
+    property required, the optional ones nullable, and no default (its subset has none)."""
+    return _dialected(copy.deepcopy(lesson.object_schema(specs)), specs, strict)
 
 
-def arg_schema(spec: dict, nullable_optional: bool = False) -> dict:
-    """The JSON Schema of one arg spec, nested properties and items too, with its description and default."""
-    schema = typed(spec["type"])
-    schema.update({key: _copy(spec[key]) for key in DOCUMENTATION if key in spec})
-    schema.update({keyword: _copy(spec[key]) for key, keyword in ARG_KEYWORDS.items() if key in spec})
+def _dialected(schema: dict, specs: dict, strict: bool) -> dict:
+    properties = schema["properties"]
+    for name, inner in specs.items():
+        properties[name] = _documented(properties[name], inner, strict)
+        if strict and not inner.get("required", True):
+            properties[name] = nullable(properties[name])
+    if strict:
+        schema["required"] = list(specs)
+    return schema
+
+
+def _documented(schema: dict, spec: dict, strict: bool) -> dict:
+    if strict:
+        schema.pop("default", None)
+    elif "default" in spec:
+        schema["default"] = _copy(spec["default"])
     if "properties" in spec:
-        schema.update(object_schema(spec["properties"], nullable_optional))
+        _dialected(schema, spec["properties"], strict)
     if "items" in spec:
-        schema["items"] = arg_schema(spec["items"], nullable_optional)
+        schema["items"] = _documented(schema["items"], spec["items"], strict)
     return schema
 
 

@@ -668,3 +668,35 @@ def grade(path: Path, results: Path) -> float:
 def test_the_skeleton_grades_0_and_the_reference_100(kit, tmp_path):
     assert grade(kit / "agtool" / "tools.py", tmp_path / "skeleton.json") == 0
     assert grade(ROOT / release.STUDENT_MODULE, tmp_path / "reference.json") == 100
+
+
+# ── a lab module that does a stage's job ─────────────────────────────────────
+
+OWN_SCHEMA = """
+def object_schema(specs):
+    return {"type": "object", "properties": {key: arg_schema(spec) for key, spec in specs.items()}}
+
+
+def arg_schema(spec):
+    return {"type": {"int": "integer"}.get(spec["type"], "string")}
+"""
+WRAPPER = """
+from agtool import tools
+
+
+def call_memo(name, args, memo):
+    print("calling", name)
+    return tools.call_memo(name, args, memo)
+"""
+
+
+def test_a_lab_module_that_gives_a_stages_function_of_its_own_is_refused():
+    """agtool/schema.py once held object_schema and arg_schema, stage 1's job, under their names: a
+    student could copy or call them. A lab module may wrap the student's function, never replace it."""
+    functions = release.solution_functions(REFERENCE)
+    files = {"agtool/schema.py": OWN_SCHEMA.encode(), "agtool/panel.py": WRAPPER.encode()}
+    assert release.shadows(files, functions) == [
+        "agtool/schema.py:2: defines object_schema, which the student writes",
+        "agtool/schema.py:6: defines arg_schema, which the student writes",
+    ]
+    assert release.shadows(release.kit_files(), functions) == []  # today's kit: the dialects build on tools.py

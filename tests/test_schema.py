@@ -308,6 +308,16 @@ def assert_agrees(name, args):
         assert reason in set().union(*map(reasons_of, errors)), (reason, [e.message for e in errors])
 
 
+def without_defaults(schema: dict) -> dict:
+    """A schema with its "default" keywords taken out (the dialects' documentation of an arg), nested too."""
+    kept = {key: value for key, value in schema.items() if key != "default"}
+    if "properties" in kept:
+        kept["properties"] = {name: without_defaults(inner) for name, inner in kept["properties"].items()}
+    if "items" in kept:
+        kept["items"] = without_defaults(kept["items"])
+    return kept
+
+
 @settings(SETTINGS, max_examples=250)
 @given(contract=arg_fields(depth=2), data=st.data())
 def test_check_args_agrees_with_jsonschema_on_nested_contracts(restoring, contract, data):
@@ -315,7 +325,8 @@ def test_check_args_agrees_with_jsonschema_on_nested_contracts(restoring, contra
     with restoring() as table:
         table["generated"] = {"fn": dict, "description": "generated", "args": contract, "returns": {}}
         tools.check_table()
-        assert tools.object_schema(contract) == schema.object_schema(contract)  # describe_tools says the same
+        # The dialects are stage 1's schema, with defaults added as documentation: describe_tools says the same.
+        assert without_defaults(schema.parameters_schema(contract)) == tools.object_schema(contract)
         assert_agrees("generated", data.draw(args_for(contract)))
 
 

@@ -37,6 +37,7 @@ no timestamps in their content, so two releases are byte-identical.
 """
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -246,6 +247,43 @@ def leaks(files: dict[str, bytes], solution: set[str]) -> list[str]:
     return found
 
 
+def solution_functions(source: str, filename: str = STUDENT_MODULE) -> set[str]:
+    """The functions of the reference whose body is a SOLUTION block: what the student writes."""
+    lines = source.splitlines()
+    return {
+        _function_above(lines, begin, f"{filename}:{begin + 1}")
+        for kind, begin, _ in _blocks(lines, filename)
+        if kind == "SOLUTION" and _indent(lines[begin])
+    }
+
+
+def shadows(files: dict[str, bytes], functions: set[str]) -> list[str]:
+    """'path:line: ...' for every function a lab module of the kit (agtool/) gives at its top level under
+    the name of one the student writes, doing the job itself rather than calling another's: it would
+    hand out that stage's solution (the leak rule sees lines; this, names). The grader's own modules
+    (grader/kit/) are not the student's to import (grader.kit.runner.LAB_IMPORTS)."""
+    found = []
+    for path, content in files.items():
+        if path.startswith("agtool/") and path.endswith(".py") and path != STUDENT_MODULE:
+            for node in ast.parse(content, filename=path).body:  # what a module gives: its top level
+                if (
+                    isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and node.name in functions
+                    and not _delegates(node)
+                ):
+                    found.append(f"{path}:{node.lineno}: defines {node.name}, which the student writes")
+    return found
+
+
+def _delegates(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Does it call a function of its own name on something else (tools.call_memo, self.session.run)?
+    Then it wraps the student's, or another one's; a body that does the job itself calls none."""
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == function.name
+        for node in ast.walk(function)
+    )
+
+
 def _text_lines(path: str, content: bytes):
     try:
         text = content.decode("utf-8")
@@ -366,12 +404,17 @@ def release(outdir: Path, root: Path = ROOT, force: bool = False) -> dict[str, b
     """Build the kit, refuse it if a solution line would ship, and write it to outdir."""
     _writable(outdir, force)  # before the work: a wrong OUTDIR is the first thing to hear about
     files = kit_files(Path(root))
-    found = leaks(
-        files, solution_lines((Path(root) / STUDENT_MODULE).read_text(), provided=(Path(root) / LAB_PART).read_text())
-    )
+    reference = (Path(root) / STUDENT_MODULE).read_text()
+    found = leaks(files, solution_lines(reference, provided=(Path(root) / LAB_PART).read_text()))
     if found:
         raise ReleaseError(
             f"{len(found)} solution lines would ship in the kit; remove or reword them:\n  " + "\n  ".join(found)
+        )
+    found = shadows(files, solution_functions(reference))
+    if found:
+        raise ReleaseError(
+            f"{len(found)} functions of the kit do a stage's job under its own name; build them on "
+            "agtool/tools.py instead, or rename them:\n  " + "\n  ".join(found)
         )
     write_kit(files, outdir, force)
     return files
