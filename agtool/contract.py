@@ -152,7 +152,7 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
         if bound in spec:
             if kind not in ("int", "float"):
                 raise ContractError(f"{where}[{bound!r}] only applies to int and float, not {kind!r}")
-            if not _is_type(spec[bound], kind):
+            if not _table_value(spec[bound], kind):
                 raise ContractError(f"{where}[{bound!r}] must be a finite {kind}, not {spec[bound]!r}")
             if spec[bound] != spec[bound] or abs(spec[bound]) == float("inf"):
                 raise ContractError(f"{where}[{bound!r}] must be a finite {kind}, not {spec[bound]!r}")
@@ -171,18 +171,22 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
         allowed = spec["allowed"]
         if not isinstance(allowed, list) or not allowed:
             raise ContractError(f"{where}['allowed'] must be a non-empty list of values, not {allowed!r}")
-        wrong = [v for v in allowed if not _is_type(v, kind)]
+        wrong = [v for v in allowed if not _table_value(v, kind)]
         if wrong:
             raise ContractError(f"{where}['allowed'] holds {wrong[0]!r}, which is not a {kind}")
     if "max_len" in spec:
         if kind != "list":
             raise ContractError(f"{where}['max_len'] only applies to lists, not {kind!r}")
-        if not _is_type(spec["max_len"], "int") or spec["max_len"] < 0:
+        if not _table_value(spec["max_len"], "int") or spec["max_len"] < 0:
             raise ContractError(f"{where}['max_len'] must be an int >= 0, not {spec['max_len']!r}")
 
 
-def _is_type(value: Any, kind: str) -> bool:
-    """Does value have the contract type `kind`? (Stage 2 writes its own; this one guards the table.)"""
-    if isinstance(value, bool):
-        return kind in ("bool", "any")
-    return isinstance(value, PY_TYPES[kind])
+# The values a table itself holds (bounds, allowed values, max_len), by exact type: what the
+# table's check needs, and no more. Not the lesson's has_type (stage 2 writes that one, for
+# every kind and for subclasses too): nothing a student could hand in as theirs.
+_TABLE_VALUE_TYPES = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
+
+
+def _table_value(value: Any, kind: str) -> bool:
+    """Is value, written in a table, of kind (str, int, float or bool)? type(True) is bool, never int."""
+    return type(value) in _TABLE_VALUE_TYPES[kind]

@@ -325,7 +325,7 @@ TABLE_VALIDATION = (
     "def _check_keys",
     "def _check_args",
     "def _check_returns",
-    "def _is_type",
+    "def _table_value",
     "_ARG_KEYS",
     "_ENTRY_KEYS",
 )
