@@ -48,6 +48,7 @@ __all__ = ["PROCESSES", "UID_BASE", "Layers", "enter", "readable_paths"]
 PROCESSES = 16  # tasks (threads count) of a submission at once: a fork bomb stops here
 _PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
 _CAP_DAC_READ_SEARCH = 2
+_ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))  # where grader/ and agtool/ are
 _CLONE_NEWIPC, _CLONE_NEWNS = 0x08000000, 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 1, 2, 4, 8, 32
 _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
@@ -83,7 +84,10 @@ class Layers:
     def missing(self) -> list[str]:
         gaps = []
         if not self.drop_user:
-            gaps.append("not root: the child runs as the grader's own user")
+            gaps.append(
+                "not root: the child runs as the grader's own user, whose process cap every child shares "
+                "(in class, a classmate's fork bomb can leave an honest child no threads: grade a class as root)"
+            )
         if not self.seccomp:
             gaps.append(f"no seccomp filter: the child can open sockets, UDP included ({seccomp.available()})")
         if self.landlock == 0 and self.private_mounts:
@@ -135,6 +139,9 @@ def readable_paths() -> list[str]:
     """
     paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     paths.update(site.getsitepackages())
+    # And every other folder on the import path (a .pth file's, Debian's dist-packages) but the
+    # repository's root itself, which the zygote's PYTHONPATH names: what is beneath it is the grader's.
+    paths.update(entry for entry in sys.path if entry and os.path.isdir(entry) and os.path.realpath(entry) != _ROOT)
     paths.update(("/usr/lib", "/lib", "/lib64", "/usr/lib64", "/etc/ld.so.cache", "/dev/urandom", "/dev/zero"))
     return sorted(path for path in paths if os.path.exists(path))
 
@@ -251,8 +258,9 @@ def _cap(limits: dict, own_user: bool) -> None:
         (resource.RLIMIT_CORE, 0, 0),
     ]
     # Counted per real uid, threads included: with a uid of its own, the child's tasks alone;
-    # else the grader's too, so the cap is what that uid runs now and PROCESSES more.
-    tasks = PROCESSES if own_user else _tasks_of(os.getuid()) + PROCESSES
+    # else the grader's too, so the cap is what that uid runs now (this child among them) and
+    # as many more as make the child's own PROCESSES.
+    tasks = PROCESSES if own_user else _tasks_of(os.getuid()) + PROCESSES - 1
     caps.append((resource.RLIMIT_NPROC, tasks, tasks))
     for which, soft, hard in caps:
         resource.setrlimit(which, (soft, hard))
