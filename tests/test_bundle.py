@@ -126,7 +126,7 @@ def test_a_sandbox_that_fails_twice_is_said_in_results_json_as_the_graders_failu
     from grader.instructor import confined
     from grader.kit.errors import GraderError
 
-    def fails(path, seed, only=None):
+    def fails(path, seed, only=None, hidden=()):
         raise GraderError("the sandbox's zygote ended while a child was being graded")
 
     monkeypatch.setattr(confined, "grade_confined", fails)

@@ -64,8 +64,16 @@ class Layers:
     drop_user: bool  # root: an unprivileged uid of its own
     seccomp: bool  # no sockets, no memfd, no System V IPC, no namespaces
     landlock: int  # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
-    private_ipc: bool = False  # a System V IPC namespace of its own
-    private_mounts: bool = False  # a mount namespace of its own, the grader's files covered in it
+    # Namespaces root can make here, each used only where the layer above is missing: a few
+    # milliseconds a child that seccomp (System V IPC) and Landlock (reads) make unneeded.
+    private_ipc: bool = False  # a System V IPC namespace of its own, where seccomp is off
+    private_mounts: bool = False  # a mount namespace, the grader's files covered in it, where Landlock is off
+
+    def uses_ipc_namespace(self) -> bool:
+        return self.private_ipc and not self.seccomp
+
+    def uses_mount_namespace(self) -> bool:
+        return self.private_mounts and not self.landlock
 
     @classmethod
     def here(cls, landlock_cap: int | None = None) -> "Layers":
@@ -122,8 +130,8 @@ class Layers:
             f"uid {'dropped' if self.drop_user else 'kept'}",
             f"seccomp {'on' if self.seccomp else 'off'}",
             f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off",
-            f"IPC namespace {'on' if self.private_ipc else 'off'}",
-            f"mount namespace {'on' if self.private_mounts else 'off'}",
+            *([] if self.seccomp else [f"IPC namespace {'on' if self.private_ipc else 'off'}"]),
+            *([] if self.landlock else [f"mount namespace {'on' if self.private_mounts else 'off'}"]),
         ]
         return "sandbox: " + ", ".join(said)
 
@@ -163,9 +171,9 @@ def enter(job: dict, keep: set[int]) -> None:
     _redirect_output(workdir)
     _shut_inherited(keep | {0, 1, 2})
     uid = job["uid"]
-    if layers.private_ipc and _libc.unshare(_CLONE_NEWIPC) != 0:
+    if layers.uses_ipc_namespace() and _libc.unshare(_CLONE_NEWIPC) != 0:
         raise OSError(ctypes.get_errno(), "could not make an IPC namespace")
-    if layers.private_mounts:
+    if layers.uses_mount_namespace():
         _cover_all(job["hidden"], keep=[workdir, *readable_paths()])
     if layers.drop_user:
         for name in (workdir, *(os.path.join(workdir, entry) for entry in os.listdir(workdir))):
