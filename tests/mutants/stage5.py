@@ -47,14 +47,11 @@ MUTANTS = [
         "if not isinstance(name, str):",
         "5.3",
     ),
-    mutant(
-        "memo key for a name that is no str",
+    mutant(  # a name that is no str may get a key, but not the key of another name: str(5) is "5"
+        "memo key for a name that is no str, shared with the str name",
         "if not isinstance(name, str) or not is_json(args):",
         "if not is_json(args):",
-        "5.3",
-    ),
-    mutant(
-        "memo key for an int of over 14,000 bits", "return value.bit_length() <= MAX_INT_BITS", "return True", "5.3"
+        "5.2",
     ),
     mutant(
         "no memo key for an int of 14,000 bits",
@@ -76,5 +73,43 @@ MUTANTS = [
         "    if key is not None and key in memo:\n        call_tool(name, args)\n"
         "        return json.loads(memo[key])\n",
         "5.4",
+    ),
+    mutant(
+        "memo key without a space: ('t1', 2) is ('t', 12)",
+        _KEY,
+        'return f"{name}{json.dumps(args, sort_keys=True)}"',
+        "5.2",
+    ),
+    mutant(
+        "is_json judges the text: a str that says NaN gets no key",
+        "    if value is None or kind in (str, bool):\n        return True\n",
+        '    if kind is str:\n        return "NaN" not in value and "Infinity" not in value\n'
+        "    if value is None or kind is bool:\n        return True\n",
+        "5.1",
+    ),
+    mutant(  # memo_key raises on args that hold themselves, call_memo on a value that does
+        "is_json recurses into a list that holds itself",
+        "    try:  # a list that holds itself recurses until Python stops it: no JSON text holds it\n"
+        "        if kind is list:\n            return all(map(is_json, value))\n        if kind is dict:\n"
+        "            return all(type(k) is str and is_json(v) for k, v in value.items())\n"
+        "    except RecursionError:\n        return False\n",
+        "    if kind is list:\n        return all(map(is_json, value))\n    if kind is dict:\n"
+        "        return all(type(k) is str and is_json(v) for k, v in value.items())\n",
+        "5.3",
+        "5.6",
+    ),
+    mutant(
+        "memo keeps any ok value json.dumps writes: a hit gives a list for a tuple",
+        'if key is not None and envelope["ok"] and is_json(envelope["value"]):\n'
+        "        memo[key] = json.dumps(envelope)  # a value JSON cannot hold is returned, not remembered\n",
+        'if key is not None and envelope["ok"]:\n        try:\n            memo[key] = json.dumps(envelope)\n'
+        "        except (TypeError, ValueError):\n            pass\n",
+        "5.6",
+    ),
+    mutant(
+        "memo json.dumps any ok envelope: raises on a set",
+        'if key is not None and envelope["ok"] and is_json(envelope["value"]):',
+        'if key is not None and envelope["ok"]:',
+        "5.6",
     ),
 ]

@@ -9,7 +9,8 @@ from grader.instructor.trusted.door import call_tool
 
 
 def is_json(value: Any) -> bool:
-    """Can JSON hold value exactly? (A tuple would come back a list, a key 1 as "1", NaN not at all.)"""
+    """Can JSON hold value exactly? (A tuple would come back a list, a key 1 as "1", NaN and a list that
+    holds itself not at all.) Never raises."""
     kind = type(value)
     if value is None or kind is str or kind is bool:
         return True
@@ -17,10 +18,13 @@ def is_json(value: Any) -> bool:
         return value.bit_length() <= MAX_INT_BITS
     if kind is float:
         return math.isfinite(value)
-    if kind is list:
-        return all(map(is_json, value))
-    if kind is dict:
-        return all(type(key) is str and is_json(item) for key, item in value.items())
+    try:  # a list that holds itself recurses until Python stops it: no JSON text holds it
+        if kind is list:
+            return all(map(is_json, value))
+        if kind is dict:
+            return all(type(key) is str and is_json(item) for key, item in value.items())
+    except RecursionError:
+        return False
     return False
 
 

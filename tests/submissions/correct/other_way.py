@@ -146,9 +146,13 @@ def call_tool(name, args):
 
 
 def exact_json(value):
-    stack = [value]
+    stack, seen = [value], set()
     while stack:
         item = stack.pop()
+        if type(item) in (list, dict):  # met twice: it may hold itself, and no JSON text does
+            if id(item) in seen:
+                return False
+            seen.add(id(item))
         if type(item) is float:
             if item != item or item in (math.inf, -math.inf):
                 return False
