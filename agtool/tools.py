@@ -164,7 +164,7 @@ def arg_schema(spec: dict) -> dict:
 # 1, a region nobody serves. Catch it here, with a reason, before the body runs.
 
 def check_args(name: str, args: dict) -> str | None:
-    """None when args meet TOOLS[name]["args"]; else one reason.
+    """None when args meet TOOLS[name]["args"]; else one reason. Never raises.
 
     Reasons: unknown:<arg>, missing:<arg>, type:<arg>, range:<arg>, allowed:<arg>.
     Unknown names first, then each contract arg in table order. The rules, as
@@ -174,6 +174,9 @@ def check_args(name: str, args: dict) -> str | None:
       args meet its contract.
     - Every name in args that the contract does not have is unknown:<name>,
       even a name that is not a str: {1: 2} gives unknown:1.
+      Inside a dict arg too: {"where": {1: 2}} gives unknown:where.1. After
+      unknown: a name that is not a str may be spelled your way (str(name) is
+      one way), so long as it names no field of the contract.
     - A required arg (required is True unless the spec says False) that is
       absent is missing:<arg>; an absent optional arg is fine, and a present
       arg is never missing, even when its value is None, 0, False or an empty str.
@@ -181,9 +184,15 @@ def check_args(name: str, args: dict) -> str | None:
       passes for float; any lets every value through.
     - Both bounds are inclusive, and NaN is outside every range that has a
       bound; a float arg with no min and no max lets NaN through.
+      An int too big for a float, such as 10 ** 400, is compared as it is:
+      above max it is range:<arg>, and it never makes check_args raise.
     - A value that is not in the arg's allowed list is allowed:<arg>.
     - Inside a nested arg the field is a dotted path: type:filter.color.
       An item of a list arg, at any depth, is named by its list: range:points.
+      Every rule of the item spec holds for each item, allowed too: allowed:skus.
+      Naming the item's position as well (range:points.1, range:points[1]) is
+      right too: stage 6 fixes only top-level args, so nothing reads what
+      follows the list's name.
     - When several checks fail, any one of their reasons is right (None is not).
     """
     # BEGIN SOLUTION
@@ -274,10 +283,14 @@ def check_result(name: str, value: Any) -> str | None:
     - A list longer than max_len is too_big:<key>; exactly max_len items pass.
     - A number outside min..max is range:<key> (both bounds inclusive), NaN
       too; a float key with no min and no max lets NaN through, and so does
-      an any key.
+      an any key. An int too big for a float, such as 10 ** 400, is compared
+      as it is: outside min..max it is range:<key>, and it never makes
+      check_result raise.
     - Every item of a list with items is checked against the item specs,
       items of items too, and the field is its dotted path: range:rows.qty;
-      an item that is not a dict is shape:<key>.
+      an item that is not a dict is shape:<key>. Naming the item's position
+      as well (range:rows.1.qty, range:rows[1].qty) is right too: no later
+      stage reads what follows the list's name.
     - check_result never raises: a set, bytes, an object or a dict with int
       keys where a key's value should be still gets None or a reason.
     """
@@ -331,9 +344,14 @@ def call_tool(name: str, args: dict) -> dict:
     tool:raised:<ExceptionType>, result:<reason>; else ok.
     A name that is not a str, or not in TOOLS, is tool:unknown:<name>;
     args that are not a dict are args:shape:args.
+    A name that is not a str may be spelled your way after tool:unknown:
+    (str(name) is one way): no tool has it, and nothing reads it.
     Args that check_args refuses are args:<reason>, and the body is not run.
     Any Exception from the body is tool:raised:<ExceptionType>.
-    KeyboardInterrupt, SystemExit and GeneratorExit are no Exception: the door lets them out.
+    <ExceptionType> names the exception's class: type(e).__name__ (KeyError),
+    or a dotted name that ends in it (Inventory.Down, builtins.KeyError).
+    KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError
+    are no Exception: the door lets them out.
     A value that check_result refuses is result:<reason>.
     """
     # BEGIN SOLUTION
@@ -369,13 +387,18 @@ def memo_key(name: str, args: dict) -> str | None:
     """name plus the args as sorted JSON; None when JSON cannot hold the args exactly.
 
     Equal for args equal up to key order, nested too.
-    1, 1.0 and True give different keys, and so do two tool names.
-    memo_key never raises: args that are not a dict get a key too, when JSON holds them exactly.
-    None when the name is not a str, or when JSON cannot hold the args exactly:
-    NaN and infinities, tuples, sets, bytes and other objects, keys that are
-    not str, and ints of more than 14,000 bits. json.dumps would quietly turn
-    a tuple into a list and a key 1 into "1", and collide; it writes NaN,
-    which is no JSON; and Python will not print an int of over 4300 digits.
+    A str name and dict args JSON holds exactly always get a key, whatever their strs say.
+    Two different calls never share a key: 1, 1.0 and True give different keys,
+    and so do two tool names.
+    memo_key never raises: a name that is not a str, args that are not a dict
+    and ints of more than 14,000 bits may get None or a key of their own.
+    None when JSON cannot hold the args exactly: NaN and infinities, tuples,
+    sets, bytes and other objects, keys that are not str, and a list that holds
+    itself. An int of up to 14,000 bits gets a key.
+    json.dumps would quietly turn a tuple into a list and a key 1 into "1", and
+    collide; it writes NaN, which is no JSON; it cannot write a list that holds
+    itself; and Python will not print an int of over 4300 digits. The space
+    between the name and the JSON keeps ("t1", 2) apart from ("t", 12).
     """
     # BEGIN SOLUTION
     if not isinstance(name, str) or not is_json(args):
@@ -388,6 +411,7 @@ def is_json(value: Any) -> bool:
     """Can JSON hold value exactly?
 
     None, str, int (of 14,000 bits at most), bool, finite float; lists; dicts with str keys.
+    Never raises: a list that holds itself is no JSON.
     """
     # BEGIN SOLUTION
     kind = type(value)
@@ -397,10 +421,13 @@ def is_json(value: Any) -> bool:
         return value.bit_length() <= MAX_INT_BITS
     if kind is float:
         return math.isfinite(value)
-    if kind is list:
-        return all(map(is_json, value))
-    if kind is dict:
-        return all(type(k) is str and is_json(v) for k, v in value.items())
+    try:  # a list that holds itself recurses until Python stops it: no JSON text holds it
+        if kind is list:
+            return all(map(is_json, value))
+        if kind is dict:
+            return all(type(k) is str and is_json(v) for k, v in value.items())
+    except RecursionError:
+        return False
     return False
     # END SOLUTION
 
@@ -410,8 +437,12 @@ def call_memo(name: str, args: dict, memo: dict) -> dict:
 
     A hit returns the remembered envelope without running the body.
     Only ok envelopes are remembered. A call without a key is never remembered.
-    Each is kept as JSON text, so a caller who changes a returned value
-    cannot change what a later hit returns.
+    A hit equals the envelope it remembers and is never the same object, so a
+    caller who changes a returned value cannot change what a later hit returns.
+    call_memo never raises: a value JSON cannot hold exactly (a set, a tuple, a
+    key 1, a list that holds itself) is not remembered, or remembered exactly.
+    Here each is kept as JSON text, loaded again on every hit, and only when
+    is_json holds its value.
     """
     # BEGIN SOLUTION
     key = memo_key(name, args)
@@ -470,8 +501,15 @@ def field_of(reason: str) -> str:
 # FIXES maps args:allowed:region to use_default_region, args:range to
 # clamp_into_range, args:unknown to rename_or_drop and result:too_big to
 # switch_to_upgrade.
+# A fix changes only the field its reason names, and every other arg the caller
+# gave stays as it was: rename_or_drop renames onto a contract arg not given yet,
+# else drops the name; switch_to_upgrade returns None (or {"tool": None}) when the
+# tool has no upgrade, and never raises.
 # clamp_into_range sets the arg to min when it is below min, to max when it is
-# above max; NaN lands on min, or on max when there is no min.
+# above max, an int of any size too; NaN is neither, so for NaN it may return
+# None, or set min, or max when there is no min.
+# use_default_region may instead return None (cannot help) where the contract's
+# allowed list has no DEFAULT_REGION.
 # A fix reads the field the reason names (field_of) as a top-level arg of the
 # contract: for a dotted field such as where.min_qty it finds none, and cannot help.
 # BEGIN SOLUTION
@@ -635,15 +673,16 @@ def run(request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None
     A reason that comes back, or a fix that cannot help, gives up: a fix cannot
     help when it returns None (no upgrade) or when its field is not an arg of
     the contract (a dotted field such as where.min_qty).
-    At most max_attempts door calls; max_attempts=0 makes none.
+    At most max_attempts door calls; max_attempts=0 makes none, and so does a negative one.
     Any int is a limit: a run of max_attempts calls is never cut short, and a huge max_attempts
     (2 ** 40) costs nothing until the calls are made.
-    A max_attempts that is not an int (True and False included) makes no call:
-    the state is {"tool": None, "args": None, "result": None, "reasons":
-    ["run:type:max_attempts"], "path": [], "attempts": 0, "status": "gave_up", "answer": None}.
+    A max_attempts that is not an int (True and False included) makes no call: the run gives up
+    at once (status "gave_up", attempts 0, answer None) with a reason that names max_attempts,
+    such as run:type:max_attempts.
     picker(request) replaces the rules in pick: it is called once and must
     return (tool, args), which go to the door as they are.
-    An exception out of the picker goes out of run as it is: there is no state.
+    An exception out of the picker either goes out of run as it is, or ends the run gave_up
+    at once (attempts 0, answer None) with a reason that names its type, such as pick:raised:ValueError.
     """
     # BEGIN SOLUTION
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):

@@ -26,10 +26,14 @@ SPY_MARK = "grader_spy"  # set on every exception a spy raises: the child tells 
 
 def exception_class(name: str) -> type:
     """The built-in Exception class of that name (or KeyboardInterrupt, SystemExit, GeneratorExit),
-    or a new Exception subclass named so."""
+    asyncio.CancelledError for "CancelledError", or a new Exception subclass named so."""
     found = getattr(builtins, name, None)
     if isinstance(found, type) and (issubclass(found, Exception) or name in LET_OUT):
         return found
+    if name == "CancelledError":  # asyncio's: a BaseException, no Exception, and none of the three (stage 4)
+        import asyncio  # already imported wherever LangGraph is
+
+        return asyncio.CancelledError
     if name not in _made:
         _made[name] = type(name, (Exception,), {})
     return _made[name]

@@ -14,24 +14,37 @@ arg and no nesting outside the checks about them. 2.7's bad nested values each
 break two rules at once, so only a check that never looks inside misses them all.
 
 Fixed cases (`INCIDENTS`, tried under every seed) hold every edge of every rule,
-so a verdict never hangs on the seed; the random draws only add to them.
+so a verdict never hangs on the seed; the random draws only add to them. Where a
+case sits where two rules meet (a name that is no str inside a dict arg: 2.2 and
+2.7; an item that breaks only its allowed list: 2.7 and 2.6), a control call of the
+other rule comes with it (`Case.controls`): the call is judged only when the control
+is answered right, so that a module that ignores the other rule altogether loses
+that rule's check alone.
+
+What every reasonable spelling shares is judged, not the reference's spelling,
+where nothing later reads the rest (`right_reason`): a name that is no str may
+follow unknown: as the student likes, so long as it names no field of the contract;
+an item may be named with its position after its list's name (points.1, points[1]).
 """
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
-from grader.kit import draw
+from grader.kit import draw, values
 from grader.kit.checks.common import (
     REGION,
     call,
-    compare_reasons,
     entry,
     expect_reasons,
+    got_text,
+    one_of,
     plant_range,
+    reason_ok,
     request,
     safe_values,
     show_table,
@@ -39,6 +52,7 @@ from grader.kit.checks.common import (
 )
 from grader.kit.probing import Mismatch, Stage
 from grader.kit.trusted import oracle
+from grader.kit.values import py
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,9 @@ class Case:
     tool: str
     calls: tuple[dict, ...]
     literal: bool = False  # the child interns the table's strs, as in a table written in Python
+    # (judged, control) pairs of call indexes: the control is another check's rule, never judged here,
+    # and the judged call counts only when the control's answer is right.
+    controls: tuple = ()
 
 
 def probe(case: Case) -> dict:
@@ -59,7 +76,121 @@ def expect(case: Case) -> list[list[str]]:
 
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
-    return compare_reasons(case, "check_args", "args", expected, observation, advise)
+    """The first judged call whose answer is no right reason (nor None where nothing fails), with its hint."""
+    contract = values.decode(case.table[case.tool]["args"])
+    results = observation["results"]
+    skipped = {control for _, control in case.controls}
+    for judged, control in case.controls:
+        if not right_reason(
+            contract, values.decode(case.calls[control]), expected[control], value_of(results[control])
+        ):
+            skipped.add(judged)  # the other rule is not kept: that check's loss, not this one's
+    for at, (given, reasons, result) in enumerate(zip(case.calls, expected, results, strict=True)):
+        args = values.decode(given)
+        if at not in skipped and not right_reason(contract, args, reasons, value_of(result)):
+            return Mismatch(
+                f"check_args({case.tool!r}, {shown(given)})",
+                one_of(reasons),
+                got_text(result),
+                advise(contract, args, reasons, result),
+            )
+    return None
+
+
+def shown(value: Any) -> str:
+    """value as Python, a power of ten too big to read written as one (10 ** 400)."""
+    return _POWER_OF_TEN.sub(lambda found: f"{found[1]}10 ** {len(found[2])}", py(value, 10_000))
+
+
+_POWER_OF_TEN = re.compile(r"(?<![\w.'\"])(-?)1(0{30,})(?![\w.'\"])")  # an int, not inside a str
+
+
+# ── what every reasonable spelling of a reason shares ────────────────────────
+
+_POSITION = re.compile(r"\[(\d+)\]")
+
+
+def right_reason(contract: dict, args: Any, reasons: list[str], got: Any) -> bool:
+    """Is `got` a right answer? A reason that really fails, read without the positions of list items;
+    or, where args hold a name that is no str, unknown:<anything> that names no field of the contract."""
+    if reason_ok(got, reasons):
+        return True
+    if not reasons or type(got) is not str or ":" not in got:
+        return False
+    kind, _, field = got.partition(":")
+    field = without_positions(contract, field)
+    if f"{kind}:{field}" in reasons:
+        return True
+    return (
+        kind == "unknown"
+        and any(reason.startswith("unknown:") for reason in reasons)
+        and holds_odd_name(contract, args)
+        and field not in field_paths(contract)
+    )
+
+
+def without_positions(specs: dict, field: str, part: str = "args") -> str:
+    """field read along the contract, with the position of each list item taken out: points.1 and
+    points[1] are points, rows.1.qty is rows.qty. part: "args" (an item is ONE arg spec) or "returns"
+    (an item is a dict of key specs, stage 3's)."""
+    tokens = _POSITION.sub(r".\1", field).split(".")
+    kept: list[str] = []
+    level: Any = specs  # the specs the next token names one of, or None
+    at = 0
+    while at < len(tokens):
+        name = tokens[at]
+        if not isinstance(level, dict) or name not in level:
+            kept.extend(tokens[at:])
+            break
+        kept.append(name)
+        at += 1
+        spec, level = level[name], None
+        while isinstance(spec, dict) and spec.get("type") == "list" and "items" in spec:
+            if at < len(tokens) and tokens[at].isdigit():
+                at += 1
+            if part == "returns":
+                level, spec = spec["items"], None
+                break
+            spec = spec["items"]
+        if part == "args" and isinstance(spec, dict) and spec.get("type") == "dict":
+            level = spec.get("properties")
+    return ".".join(kept)
+
+
+def field_paths(specs: dict, prefix: str = "") -> set[str]:
+    """Every field of a contract by its dotted path (an item by its list)."""
+    paths = set()
+    for name, spec in specs.items():
+        paths.add(prefix + name)
+        while spec.get("type") == "list" and "items" in spec:
+            spec = spec["items"]
+        if spec.get("type") == "dict" and "properties" in spec:
+            paths |= field_paths(spec["properties"], f"{prefix}{name}.")
+    return paths
+
+
+def holds_odd_name(contract: dict, args: Any) -> bool:
+    """Does a dict that check_args reads as args (args, a dict arg with properties, at any depth) hold
+    a name that is no str?"""
+    seen: set[int] = set()
+
+    def in_dict(specs: dict, given: Any) -> bool:
+        if not isinstance(given, dict) or id(given) in seen:
+            return False
+        seen.add(id(given))
+        if any(type(name) is not str for name in given):
+            return True
+        return any(in_value(specs[name], given[name]) for name in given if name in specs)
+
+    def in_value(spec: dict, value: Any) -> bool:
+        if spec.get("type") == "dict" and "properties" in spec:
+            return in_dict(spec["properties"], value)
+        if spec.get("type") == "list" and "items" in spec and isinstance(value, list) and id(value) not in seen:
+            seen.add(id(value))
+            return any(in_value(spec["items"], item) for item in value)
+        return False
+
+    return in_dict(contract, args)
 
 
 def show(case: Case) -> str:
@@ -75,12 +206,17 @@ STAGE = Stage(2, probe, show, expect, compare)
 
 HINTS = {
     "non-str name": (
-        "An arg name need not be a str: {1: 2} has the name 1. Build the reason with an f-string, "
-        'f"unknown:{arg}" (unknown:1), never "unknown:" + arg, which raises TypeError.'
+        "An arg name need not be a str: {1: 2} has the name 1, at the top or inside a dict arg. Build the "
+        'reason with an f-string, f"unknown:{prefix}{arg}" (unknown:1, unknown:where.1), never '
+        '"unknown:" + arg, which raises TypeError.'
     ),
     "raised": (
         "check_args answers with None or a reason, never an exception: check a value's type before you "
         "compare it, take its len() or look inside it."
+    ),
+    "huge int": (
+        "An int can be too big for a float: float(10 ** 400) and math.isnan(10 ** 400) raise OverflowError. "
+        "Compare the int as it is (Python compares an int with a float exactly), and test NaN as value != value."
     ),
     "unknown": (
         "Look at every name in args, not only the contract's: a name the contract does not have is "
@@ -118,7 +254,7 @@ HINTS = {
     ),
     "nested": (
         "Check a dict arg's properties as args are checked, and every item of a list arg (items of "
-        "items too) against items."
+        "items too) against items, by every rule of the item spec: type, range and allowed."
     ),
 }
 
@@ -127,8 +263,10 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
     """The hint for this answer, from what was expected and what came back."""
     got = value_of(result)
     if "raised" in result:
-        if result["raised"].startswith("TypeError") and any(type(name) is not str for name in args):
+        if result["raised"].startswith("TypeError") and holds_odd_name(contract, args):
             return HINTS["non-str name"]
+        if result["raised"].startswith("OverflowError") or _holds_huge_int(args):
+            return HINTS["huge int"]
         return HINTS["raised"]
     nested = any("." in reason.split(":", 1)[1] for reason in reasons) or any(
         spec.get("properties") or spec.get("items") for spec in contract.values() if isinstance(spec, dict)
@@ -171,7 +309,7 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
                 return HINTS["type"]
             if kind == "range" and type(value) is float and value != value:
                 return HINTS["nan"]
-            if kind == "unknown" and any(type(name) is not str for name in args):
+            if kind == "unknown" and holds_odd_name(contract, args):
                 return HINTS["non-str name"]
             return HINTS.get(kind, "")
         return ""
@@ -182,6 +320,11 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
 
 
 _ABSENT = object()
+
+
+def _holds_huge_int(args: dict) -> bool:
+    """Is a top-level arg an int too big for a float?"""
+    return any(type(value) is int and value.bit_length() > 1024 for value in args.values())
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
@@ -382,6 +525,20 @@ DEEP = {
     }
 }
 FILTER = {"color": "red", "size": 5}
+WHERE = {"where": {"type": "dict", "properties": {"region": REGION}}}
+HUGE = 10**400  # an int no float holds: float(HUGE) and math.isnan(HUGE) raise OverflowError
+BIG_NUMBERS = {
+    "n": {"type": "int", "min": 1, "max": 20},
+    "m": {"type": "int"},
+    "x": {"type": "float", "max": 100.5},
+}
+LISTED = {
+    "sku": {"type": "str", "allowed": ["A-100", "B-200"]},
+    "skus": {"type": "list", "items": {"type": "str", "allowed": ["A-100", "B-200"]}},
+    "grid": {"type": "list", "items": {"type": "list", "items": {"type": "int", "allowed": [1, 2]}}},
+    "where": WHERE["where"],
+}
+LISTED_GOOD = {"sku": "A-100", "skus": ["B-200"], "grid": [[1]], "where": {"region": "busan"}}
 
 INCIDENTS = {
     "good": (
@@ -393,6 +550,9 @@ INCIDENTS = {
         one(ALL_KINDS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1, "a"], "d": {"k": 1}}),
         one({}, {}),
         Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", (GOOD,)),
+        one(
+            {"l": {"type": "list"}, "v": {"type": "any"}}, {"l": {"$cycle": [1]}, "v": {"$cycle": ["a"]}}
+        ),  # holds itself
     ),
     "unknown": (  # smallest first: the first failing call is the one shown
         one({}, {"x": 1}),
@@ -401,6 +561,11 @@ INCIDENTS = {
             {"stock_lookup": entry(args=STOCK_ARGS)},
             "stock_lookup",
             ({**GOOD, "sku_id": "A-100"}, {"max_results": 5, **GOOD}, intkeys({**GOOD, 1: 2})),
+        ),
+        # inside a dict arg too; the control (a str name inside it) is 2.7's: looking inside at all
+        dataclasses.replace(
+            one(WHERE, {"where": {"region": "busan", "max_qty": 3}}, {"where": intkeys({"region": "busan", 1: 2})}),
+            controls=((1, 0),),
         ),
     ),
     "missing": (
@@ -447,6 +612,20 @@ INCIDENTS = {
         one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
         one(FLOAT, {"x": draw.NAN}, {"x": draw.INF}),
         one({"v": {"type": "any"}}, {"v": draw.NAN}),
+        # ints no float holds: compared as they are, never a crash; for the float arg x, the control
+        # (an int for a float) is 2.4's
+        dataclasses.replace(
+            one(
+                BIG_NUMBERS,
+                {"n": 5, "m": HUGE, "x": 5.5},
+                {"n": HUGE, "m": 7, "x": 5.5},
+                {"n": -HUGE, "m": -HUGE, "x": 5.5},
+                {"n": 5, "m": 7, "x": 7},
+                {"n": 5, "m": 7, "x": -HUGE},
+                {"n": 5, "m": 7, "x": HUGE},
+            ),
+            controls=((4, 3), (5, 3)),
+        ),
         Case(
             {"stock_lookup": entry(args=STOCK_ARGS)},
             "stock_lookup",
@@ -491,6 +670,19 @@ INCIDENTS = {
             {"where": {"skus": ["x", 500], "inner": {"qty": 5}}},
             {"where": {"skus": [5], "inner": {"qty": "x", "extra": 1}}},
         ),
+        # items that break their allowed list alone, at every depth; the control (a top-level allowed
+        # arg) is 2.6's: a module that checks allowed nowhere loses 2.6, not this check too
+        dataclasses.replace(
+            one(
+                LISTED,
+                {**LISTED_GOOD, "sku": "Z-999"},
+                {**LISTED_GOOD, "skus": ["A-100", "Z-999"]},
+                {**LISTED_GOOD, "grid": [[1], [2, 3]]},
+                {**LISTED_GOOD, "where": {"region": "mars"}},
+                LISTED_GOOD,
+            ),
+            controls=((1, 0), (2, 0), (3, 0)),
+        ),
     ),
     "mixed": (
         Case(
@@ -509,6 +701,8 @@ SPEC = {
     2: (
         "Every name in args that the contract does not have is unknown:<name>, even a name that is not a str: "
         "{1: 2} gives unknown:1.",
+        'Inside a dict arg too: {"where": {1: 2}} gives unknown:where.1. After unknown: a name that is not a '
+        "str may be spelled your way (str(name) is one way), so long as it names no field of the contract.",
     ),
     3: (
         "A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an absent "
@@ -522,11 +716,16 @@ SPEC = {
     5: (
         "Both bounds are inclusive, and NaN is outside every range that has a bound; a float arg with no min "
         "and no max lets NaN through.",
+        "An int too big for a float, such as 10 ** 400, is compared as it is: above max it is range:<arg>, "
+        "and it never makes check_args raise.",
     ),
     6: ("A value that is not in the arg's allowed list is allowed:<arg>.",),
     7: (
         "Inside a nested arg the field is a dotted path: type:filter.color.",
         "An item of a list arg, at any depth, is named by its list: range:points.",
+        "Every rule of the item spec holds for each item, allowed too: allowed:skus.",
+        "Naming the item's position as well (range:points.1, range:points[1]) is right too: stage 6 fixes "
+        "only top-level args, so nothing reads what follows the list's name.",
     ),
     8: ("When several checks fail, any one of their reasons is right (None is not).",),
 }
@@ -578,7 +777,7 @@ def refuses_out_of_range():
     """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
 
     Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.
-    Both bounds are inclusive.
+    Both bounds are inclusive, and an int too big for a float (10 ** 400) is compared as it is.
     """
     return cases("range")
 
@@ -596,8 +795,9 @@ def refuses_values_not_allowed():
 def checks_inside_nested_args():
     """check_args checks inside dict args (properties) and list args (items, items of items), naming the field by its dotted path
 
-    Check a dict arg's properties as args are checked, and every item of a list arg against items; name
-    the field by its dotted path (type:filter.color), an item by its list (range:points).
+    Check a dict arg's properties as args are checked, and every item of a list arg against items, by
+    every rule of the item spec, allowed too; name the field by its dotted path (type:filter.color), an
+    item by its list (range:points).
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return nested()
 

@@ -15,28 +15,33 @@ only a check that never looks inside the items misses them all.
 
 Fixed cases (`INCIDENTS`, tried under every seed) hold every edge of every rule,
 items of items included, so a verdict never hangs on the seed.
+
+An item may be named with its position after its list's name (rows.1.qty,
+rows[1].qty): what every reasonable spelling shares is judged (stage 2's
+`without_positions`), since no later stage reads a field inside a list.
 """
 
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from grader.kit import draw
+from grader.kit import draw, values
 from grader.kit.checks.common import (
     ETA_RETURNS,
     SEED_RETURNS,
     call,
-    compare_reasons,
     entry,
     expect_reasons,
     got_text,
+    one_of,
     plant_range,
-    py,
+    reason_ok,
     request,
     safe_values,
     show_table,
     value_of,
 )
+from grader.kit.checks.stage2 import shown, without_positions
 from grader.kit.probing import Mismatch, Stage, without_oracle
 from grader.kit.trusted import oracle
 
@@ -57,7 +62,24 @@ def expect(case: Case) -> list[list[str]]:
 
 
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
-    return compare_reasons(case, "check_result", "returns", expected, observation, advise)
+    """The first value whose answer is no right reason (nor None where nothing fails), with its hint."""
+    returns = values.decode(case.table[case.tool]["returns"])
+    for given, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
+        if not right_reason(returns, reasons, value_of(result)):
+            return _mismatch(
+                case, given, one_of(reasons), result, advise(returns, values.decode(given), reasons, result)
+            )
+    return None
+
+
+def right_reason(returns: dict, reasons: list[str], got) -> bool:
+    """A reason that really fails, read without the positions of list items (rows.1.qty is rows.qty)."""
+    if reason_ok(got, reasons):
+        return True
+    if not reasons or type(got) is not str or ":" not in got:
+        return False
+    kind, _, field = got.partition(":")
+    return f"{kind}:{without_positions(returns, field, 'returns')}" in reasons
 
 
 def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
@@ -68,7 +90,7 @@ def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
 
 
 def _mismatch(case: Case, value, expected: str, result: dict, hint: str) -> Mismatch:
-    return Mismatch(f"check_result({case.tool!r}, {py(value, 10_000)})", expected, got_text(result), hint)
+    return Mismatch(f"check_result({case.tool!r}, {shown(value)})", expected, got_text(result), hint)
 
 
 def show(case: Case) -> str:
@@ -100,6 +122,11 @@ HINTS = {
     "too_big": "A list longer than max_len is too_big:<key>.",
     "max_len": "max_len is inclusive: a list of exactly max_len items passes.",
     "nan": "Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.",
+    "huge int": "An int can be too big for a float: float(10 ** 400) and math.isnan(10 ** 400) raise "
+    "OverflowError. Compare the int as it is (Python compares an int with a float exactly); NaN is value != value.",
+    "huge int passed": "10 ** 400 is far outside the range, yet it passed: float() and math.isnan() raise "
+    "OverflowError on an int too big for a float, and an except that returns None turns that crash into a pass. "
+    "Compare the int as it is, and never answer None because a check broke.",
     "nan without bounds": "NaN is refused only by a bound: a float key with no min and no max, or an any "
     "key, lets NaN through.",
     "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
@@ -123,6 +150,10 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
             for key, spec in returns.items()
         ):
             return HINTS["items"]
+        if result["raised"].startswith("OverflowError") or any(
+            type(item) is int and item.bit_length() > 1024 for item in value.values()
+        ):
+            return HINTS["huge int"]
         return HINTS["raised"]
     if not reasons:  # a good value was refused: which edge?
         if type(got) is not str or not isinstance(value, dict):
@@ -184,6 +215,8 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
         return HINTS["type"]
     if kind == "range" and type(item) is float and item != item:
         return HINTS["nan"]
+    if kind == "range" and type(item) is int and item.bit_length() > 1024:
+        return HINTS["huge int passed"]
     return HINTS.get(kind, "")
 
 
@@ -328,6 +361,7 @@ def odd_values(d) -> Case:
 # ── the lesson's incidents and every rule's edges, tried under every seed ────
 
 ROW = {"region": "seoul", "qty": 5}
+HUGE = 10**400  # an int no float holds
 JEJU = {"sku": "A-100", "region": "jeju"}
 ALL_RETURNS = {
     "s": {"type": "str"},
@@ -421,6 +455,12 @@ INCIDENTS = {  # in each, the smallest first: the first failing value is the one
         one({"x": {"type": "float"}}, {"x": draw.NAN}, {"x": draw.INF}),
         one({"v": {"type": "any"}}, {"v": draw.NAN}),
         eta({**JEJU, "days": 72}, {**JEJU, "days": -1}, {**JEJU, "days": 14}),
+        one(  # ints no float holds (float(HUGE) raises OverflowError): compared as they are
+            {"days": {"type": "int", "min": 0, "max": 14}, "n": {"type": "int"}},
+            {"days": 3, "n": HUGE},
+            {"days": HUGE, "n": -HUGE},
+            {"days": -HUGE, "n": 7},
+        ),
     ),
     "items": (
         one(
@@ -454,6 +494,13 @@ INCIDENTS = {  # in each, the smallest first: the first failing value is the one
             {"s": "x", "l": {"$set": [1]}, "d": {"$intkeys": [[1, "a"]]}, "b": {"$object": 0}, "n": {"$bytes": "1"}},
             {"s": {"$object": 0}, "l": {"$set": []}, "d": {"a": {"$object": 0}}, "b": True, "n": {"$set": []}},
             {"s": "x", "l": [{"$set": []}], "d": {"$intkeys": []}, "b": {"$bytes": ""}, "n": 1},
+            {
+                "s": "x",
+                "l": {"$cycle": [1]},
+                "d": {"a": {"$cycle": []}},
+                "b": True,
+                "n": 1,
+            },  # lists that hold themselves
         ),
     ),
 }
@@ -479,10 +526,14 @@ SPEC = {
     6: (
         "A number outside min..max is range:<key> (both bounds inclusive), NaN too; a float key with no min "
         "and no max lets NaN through, and so does an any key.",
+        "An int too big for a float, such as 10 ** 400, is compared as it is: outside min..max it is "
+        "range:<key>, and it never makes check_result raise.",
     ),
     7: (
         "Every item of a list with items is checked against the item specs, items of items too, and the "
         "field is its dotted path: range:rows.qty; an item that is not a dict is shape:<key>.",
+        "Naming the item's position as well (range:rows.1.qty, range:rows[1].qty) is right too: no later "
+        "stage reads what follows the list's name.",
     ),
     8: (
         "check_result never raises: a set, bytes, an object or a dict with int keys where a key's value "
@@ -544,7 +595,7 @@ def refuses_out_of_range():
     """check_result says range:<key> for a number outside min..max (both inclusive), NaN too where there is a bound
 
     A number outside min..max is range:<key>; NaN too (every comparison with NaN is False, so write `not
-    value >= min`).
+    value >= min`), and an int too big for a float (10 ** 400) is compared as it is, never through float().
     """
     return cases("range")
 

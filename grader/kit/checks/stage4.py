@@ -9,16 +9,25 @@ grader's own while this stage is probed.
 One mistake costs one check: 4.1 alone judges the envelope's form (exact keys,
 value None on a failure); 4.2-4.6 judge ok, error and the body runs of their
 own path only. Fixed cases (`INCIDENTS`) hold every edge of every rule (each
-exception family, KeyboardInterrupt, SystemExit and GeneratorExit, names that
-are no str, args that are no dict), so a verdict never hangs on the seed.
+exception family, KeyboardInterrupt, SystemExit, GeneratorExit and asyncio's
+CancelledError, names that are no str, args that are no dict), so a verdict never
+hangs on the seed.
+
+What every reasonable spelling shares is judged, not the reference's spelling,
+where nothing later reads the rest (`right_error`): tool:raised: names the class by
+its __name__ or by a dotted name that ends in it (__qualname__, or with its module);
+tool:unknown: of a name that is no str may be spelled any way.
 """
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import strategies as st
 
 from grader.kit import draw, values
+from grader.kit.checks import stage2, stage3
 from grader.kit.checks.common import (
     GOOD_ARGS,
     SEED_ARGS,
@@ -72,6 +81,54 @@ def expect(case: Case) -> list[dict]:
     return expected
 
 
+RAISED = "tool:raised:"
+_CLASS_PATH = re.compile(r"[\w.<>]+")  # a class's __name__, __qualname__ (make.<locals>.Down) or module path
+
+
+_NO_NAME = object()  # the call's name is not known (stage 5's judge): no tool:unknown spelling is read
+
+
+def right_error(rights: list, error: Any, entry: dict | None = None, name: Any = _NO_NAME, args: Any = None) -> bool:
+    """Is `error` one of the right errors, spelt in any way every reasonable spelling allows, where
+    nothing later reads the rest? The exception's class by a dotted name that ends in its __name__
+    (tool:raised:builtins.KeyError); tool:unknown:<any text> for a name that is no str; and, with the
+    tool's table entry (decoded) and the args, the field of an args: or result: reason as stage 2 and
+    stage 3 read it (an item's position after its list, a name that is no str spelt any way)."""
+    if error in rights:
+        return True
+    if type(error) is not str:
+        return False
+    kind = error.split(":", 2)[:2]
+    same_kind = [right for right in rights if type(right) is str and right.split(":", 2)[:2] == kind]
+    if kind == ["tool", "unknown"]:
+        return bool(same_kind) and name is not _NO_NAME and not isinstance(name, str)
+    if kind == ["tool", "raised"]:
+        path = error.removeprefix(RAISED)
+        return _CLASS_PATH.fullmatch(path) is not None and any(
+            path.endswith("." + right.removeprefix(RAISED)) for right in same_kind
+        )
+    if entry is None:
+        return False
+    if error.startswith("args:"):
+        reasons = [right.removeprefix("args:") for right in rights if type(right) is str and right.startswith("args:")]
+        return isinstance(args, dict) and stage2.right_reason(entry["args"], args, reasons, error.removeprefix("args:"))
+    reasons = [right.removeprefix("result:") for right in rights if type(right) is str and right.startswith("result:")]
+    return error.startswith("result:") and stage3.right_reason(entry["returns"], reasons, error.removeprefix("result:"))
+
+
+def read_spelling(table: dict, name: Any, args: Any, want: dict, result: dict) -> dict:
+    """The observed answer with its error read as the right error it spells (right_error), so that every
+    check judges a reasonable spelling as the reference's; any other answer as it is."""
+    got = result.get("value")
+    if "errors" not in want or type(got) is not dict or "error" not in got or got["error"] in want["errors"]:
+        return result
+    name, args = values.decode(name), values.decode(args)
+    entry = values.decode(table[name]) if isinstance(name, str) and name in table else None
+    if not right_error(want["errors"], got["error"], entry, name, args):
+        return result
+    return {**result, "value": {**got, "error": want["envelope"]["error"]}}
+
+
 def answer(envelope: dict, runs: dict, errors: set) -> dict:
     """One expected door answer as data: the envelope, the errors that are right too, the body runs."""
     return {"envelope": values.to_plain(envelope), "errors": sorted(errors, key=repr), "runs": runs}
@@ -89,7 +146,7 @@ def mismatch(expected: dict, result: dict, exact_keys: bool = False) -> str | No
         return "keys other than ok, value and error"
     if not (
         values.same(got["ok"], envelope["ok"])
-        and got["error"] in expected["errors"]
+        and right_error(expected["errors"], got["error"])
         and values.same(got["value"], envelope["value"])
     ):
         return "another envelope"
@@ -155,14 +212,26 @@ def refusal_problem(expected: dict, result: dict) -> tuple[str, str] | None:
             else "the body ran another number of times"
         ), HINTS["ran"]
     if got["ok"] is not False or got["error"] not in expected["errors"]:
-        return "another ok or error", ""
+        return "another ok or error", wrong_error_hint(expected, got["error"]) if got["ok"] is False else ""
     return None
+
+
+def wrong_error_hint(expected: dict, error) -> str:
+    """The hint for an ok False whose error is wrong, chosen from the right ones and the one given."""
+    if type(error) is not str:
+        return ""
+    rights = [right for right in expected["errors"] if type(right) is str]
+    if error.startswith(RAISED) and any(right.startswith(RAISED) for right in rights):
+        return HINTS["class name"]
+    if error.startswith("tool:unknown:") and any(right.startswith("tool:unknown:") for right in rights):
+        return HINTS["str name"]
+    return ""
 
 
 def compare_with(judge: Callable[[dict, dict], tuple[str, str] | None]) -> Callable[..., Mismatch | None]:
     def compare(case: Case, expected: list[dict], observation: dict) -> Mismatch | None:
         for (name, args), want, result in zip(case.calls, expected, observation["results"], strict=True):
-            problem = judge(want, result)
+            problem = judge(want, read_spelling(case.table, name, args, want, result))
             if problem:
                 diagnosis, hint = problem
                 return Mismatch(
@@ -185,8 +254,9 @@ HINTS = {
     ),
     "failure value": "A failure has value None: return failure(reason), never the bad value or the reason as value.",
     "let out": (
-        "KeyboardInterrupt, SystemExit and GeneratorExit are not Exceptions: catch Exception, never "
-        "BaseException (or a bare except), so Ctrl-C still stops the program."
+        "KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are not Exceptions: catch "
+        "Exception, never BaseException (or a bare except), so Ctrl-C still stops the program. Re-raising a "
+        "few named ones and catching BaseException after them still swallows the rest (CancelledError)."
     ),
     "raised": (
         "Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>: "
@@ -197,8 +267,16 @@ HINTS = {
         "a dict) is tool:unknown:<name>; args that are not a dict are args:shape:args."
     ),
     "ran": "Check the args before the call and return args:<reason> at once: the body must not run on bad args.",
+    "class name": (
+        "The reason names the exception's class, not its message or repr: tool:raised:KeyError, from "
+        "type(e).__name__ (a dotted name that ends in it, as __qualname__ gives, is right too)."
+    ),
+    "str name": (
+        'A name that is a str goes into the reason as it is, f"tool:unknown:{name}" (tool:unknown:stock_lookup_v3), '
+        "not its repr: as in every reason, the field is the name itself, which the agent reads back."
+    ),
 }
-LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit")
+LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception: let out
 
 
 def show_answer(expected: dict) -> str:
@@ -427,9 +505,20 @@ SPEC = {
         "A name that is not a str, or not in TOOLS, is tool:unknown:<name>; args that are not a dict "
         "are args:shape:args."
     ),
+    "odd name": (
+        "A name that is not a str may be spelled your way after tool:unknown: (str(name) is one way): "
+        "no tool has it, and nothing reads it."
+    ),
     "bad args": "Args that check_args refuses are args:<reason>, and the body is not run.",
     "raise": "Any Exception from the body is tool:raised:<ExceptionType>.",
-    "let out": "KeyboardInterrupt, SystemExit and GeneratorExit are no Exception: the door lets them out.",
+    "let out": (
+        "KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are no Exception: the door "
+        "lets them out."
+    ),
+    "class name": (
+        "<ExceptionType> names the exception's class: type(e).__name__ (KeyError), or a dotted name that ends "
+        "in it (Inventory.Down, builtins.KeyError)."
+    ),
     "result": "A value that check_result refuses is result:<reason>.",
     "order": (
         "In order: tool:unknown:<name>, args:shape:args, args:<reason>, tool:raised:<ExceptionType>, "
@@ -466,7 +555,7 @@ def answers_ok():
     return ok_or_failing()
 
 
-@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"], spec=(SPEC["unknown"],))
+@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"], spec=(SPEC["unknown"], SPEC["odd name"]))
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
@@ -485,12 +574,19 @@ def refuses_bad_args_without_running():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
 
-@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["raise"], spec=(SPEC["raise"], SPEC["let out"]))
+@STAGE.check(
+    number=4,
+    points=3,
+    examples=4,
+    always=INCIDENTS["raise"],
+    spec=(SPEC["raise"], SPEC["class name"], SPEC["let out"]),
+)
 def catches_exceptions():
-    """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets KeyboardInterrupt, SystemExit and GeneratorExit out
+    """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets every BaseException that is no Exception out
 
     Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>; a KeyError inside a
-    tool must not end the run, and Ctrl-C must still stop it.
+    tool must not end the run, and Ctrl-C (KeyboardInterrupt), SystemExit, GeneratorExit and a cancelled
+    task (asyncio.CancelledError) must still get out.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("raise", ("ok",))
 
