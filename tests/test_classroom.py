@@ -133,7 +133,7 @@ def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
 def workdirs_holding(source: bytes) -> list[str]:
     """The sandbox workdirs (grader/instructor/sandbox/session.py) whose private copy is `source`."""
     found = []
-    for workdir in glob.glob(os.path.join(tempfile.gettempdir(), "agtool-sandbox-*")):
+    for workdir in glob.glob(os.path.join(tempfile.gettempdir(), "agtool-sandboxes-*", "agtool-sandbox-*")):
         with contextlib.suppress(OSError):
             if Path(workdir, "tools.py").read_bytes() == source:
                 found.append(workdir)
@@ -168,6 +168,7 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
     while any(os.path.exists(workdir) for workdir in workdirs) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [workdir for workdir in workdirs if os.path.exists(workdir)], "a killed run left its sandbox's workdir"
+    assert not [folder for folder in map(os.path.dirname, workdirs) if os.path.exists(folder)], "nor their folder"
     kept = inodes(out)
     assert sorted(kept) == ["amy", "ben", "cat"]
     if (out / "gradebook.csv").exists():  # it may not have caught up yet

@@ -181,6 +181,8 @@ def _end(pid: int, job: dict, sweeper: Sweeper | None) -> None:
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
     remove(job["workdir"])
+    with contextlib.suppress(OSError):  # and the dead process's folder of workdirs, once it is empty
+        os.rmdir(os.path.dirname(job["workdir"]))
 
 
 def remove(workdir: str) -> str | None:
