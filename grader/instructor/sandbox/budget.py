@@ -1,17 +1,17 @@
 """What a submission may use in one session, counted over all its processes: watched from the grader.
 
 An rlimit counts one process: six forks under a 512 MB cap each hold 3 GB, and a file
-cap of 16 MB says nothing of forty files. So the grader (session.py: before each request,
-and every EVERY seconds while it waits for an answer) looks at everything the submission
-runs and writes, and ends the session over budget:
+cap of 16 MB says nothing of forty files. So the grader (session.py) looks at everything the
+submission runs and writes every EVERY seconds while it waits for an answer, and at the
+child's own processes after every answer, and ends the session over budget:
 - its processes: the child's tree, and the zygote's orphans of the child's own uid (a
   double fork lands there, the zygote being the subreaper); more than PROCESSES is a
   fork bomb;
 - memory: first cheaply, the anonymous pages each process has resident (statm), summed,
   less what the child started with (the zygote's pages, mapped into it at the fork). That
   charges each fork the pages it shares with its parent again (about 60 MB), so when it
-  says over budget, the pages each process holds alone (private, from smaps_rollup, at
-  most every EVERY seconds: a millisecond or two a process) decide. Pages a submission's
+  says over budget, the pages each process holds alone (private, from smaps_rollup: a
+  millisecond or two a process) decide. Pages a submission's
   processes share among themselves are counted in none of them: at most one process's
   rlimit more;
 - CPU: user and system time of those processes, and of the ones they reaped: a stage's
@@ -45,36 +45,42 @@ class Watch:
         self.pid, self.uid, self.zygote, self.workdir, self.limits = pid, uid, zygote, workdir, limits
         self.next_check = time.monotonic()
         self._inherited = _anonymous(pid)
-        self._private, self._private_until = 0, 0.0
 
-    def check(self, now: bool = False) -> None:
-        """Look, if `now` or EVERY seconds have passed since the last look."""
-        if not now and time.monotonic() < self.next_check:
+    def check(self) -> None:
+        """The whole look (orphans, CPU and files too), when EVERY seconds have passed since the last."""
+        if time.monotonic() < self.next_check:
             return
-        processes = self.processes()
-        if len(processes) > PROCESSES:
-            raise OverBudget(f"the submission ran more than {PROCESSES} processes at once (a fork bomb?)")
-        memory = sum(_anonymous(pid) for pid in processes) - self._inherited
-        if memory > self.limits.memory_bytes and len(processes) > 1:  # forks: count what each holds alone
-            if time.monotonic() >= self._private_until:
-                self._private = sum(_private(pid) for pid in processes)
-                self._private_until = time.monotonic() + EVERY
-            memory = self._private
-        if memory > self.limits.memory_bytes:
-            raise OverBudget(
-                f"the submission's processes held more than {self.limits.memory_bytes // MB} MB "
-                "of memory in all (forking to get more?)"
-            )
+        processes = self.processes(orphans=True)
+        self._count(processes)
         if sum(_cpu_ticks(pid) for pid in processes) / _TICKS > self.limits.stage_seconds:
             raise TimedOut(f"the stage used over {self.limits.stage_seconds:g} s of CPU in all: an infinite loop?")
         _check_files(self.workdir, self.limits.workdir_bytes)
         self.next_check = time.monotonic() + EVERY
 
-    def processes(self) -> set[int]:
-        """The child, everything below it, and the zygote's orphans of the child's uid with theirs."""
+    def answered(self) -> None:
+        """The quick look after every answer, at the child's own tree and its workdir: what a request
+        left running or written is charged to that very request (its verdict does not hang on when
+        the last whole look was)."""
+        self._count(self.processes(orphans=False))
+        _check_files(self.workdir, self.limits.workdir_bytes)
+
+    def _count(self, processes: set[int]) -> None:
+        if len(processes) > PROCESSES:
+            raise OverBudget(f"the submission ran more than {PROCESSES} processes at once (a fork bomb?)")
+        memory = sum(_anonymous(pid) for pid in processes) - self._inherited
+        if memory > self.limits.memory_bytes and len(processes) > 1:  # forks: count what each holds alone
+            memory = sum(_private(pid) for pid in processes)
+        if memory > self.limits.memory_bytes:
+            raise OverBudget(
+                f"the submission's processes held more than {self.limits.memory_bytes // MB} MB "
+                "of memory in all (forking to get more?)"
+            )
+
+    def processes(self, orphans: bool = True) -> set[int]:
+        """The child, everything below it, and (`orphans`) the zygote's orphans of the child's uid with theirs."""
         found: set[int] = set()
         roots = [self.pid]
-        if self.uid is not None:
+        if orphans and self.uid is not None:
             roots += [pid for pid in _children(self.zygote) if pid != self.pid and _uid(pid) == self.uid]
         while roots:
             pid = roots.pop()

@@ -263,7 +263,6 @@ class SandboxSession:
         exchange = Exchange(req)
         deadline = min(time.monotonic() + self.limits.answer_seconds, self._stage_deadline)
         try:
-            self._budget.check(now=True)
             if select.select([self._from_child], [], [], 0)[0]:  # frames of an earlier request, unasked for
                 raise ChannelBroken("the submission's process sent more outcomes than it was asked for")
             self._write(frame(exchange.for_child), deadline)
@@ -273,6 +272,7 @@ class SandboxSession:
                     self._write(frame(exchange.body(message["body"])), deadline)
                 else:
                     exchange.take(message)
+            self._budget.answered()
         except SessionDied as died:
             self._died = died
             self.close()
