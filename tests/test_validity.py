@@ -44,13 +44,6 @@ HUGE_ANSWER = (
     "all refuse (ValueError): an answer that raises there goes unseen"
 )
 MISSED: dict[tuple[str, str], str] = {
-    ("sam.py", "a max of 0"): (
-        "1.6: no fixed case (stage1.SCHEMA_CASES) has a bound of 0, and seeds 0 to 7 draw none: a falsy max left "
-        "out of the schema goes unseen (the kit's public probe has one)"
-    ),
-    ("sam.py", "properties {} open"): (
-        "1.6: no fixed case has a dict arg with properties {}; only some seeds draw one (2 and 7 of 0 to 7)"
-    ),
     ("sam.py", "whose == raises"): (
         "stage 3 sends plain data only, so no check_result probe meets a value whose check raises: an "
         "`except Exception: return None` that passes what it could not check goes unseen"

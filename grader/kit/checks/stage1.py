@@ -403,6 +403,8 @@ SCHEMA_CASES = _fixed(
     {"x": {"type": "str", "allowed": ["a", "b"]}},
     {"x": {"type": "int", "min": 1}},
     {"x": {"type": "float", "max": 2.5}},
+    {"x": {"type": "int", "min": -3, "max": 0}},  # a bound of 0 is a bound (`if spec.get("max"):` drops it)
+    {"x": {"type": "dict", "properties": {}}},  # a dict of no keys is closed too, not an open object
     {"x": {"type": "str"}, "y": {"type": "int", "required": False}},
     {},
     {"x": {"type": "dict", "properties": {"y": {"type": "int", "min": 0}}}},
