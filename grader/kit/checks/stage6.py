@@ -147,6 +147,22 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     return f"{', '.join(wrong)} not as expected" if wrong else None
 
 
+def not_given_up_at_once(got: dict, naming: str) -> list[str]:
+    """The fields of a final state that are not those of a run given up before any call (status gave_up,
+    attempts 0, no answer) with a reason that names `naming`."""
+    reasons = got.get("reasons")
+    return [
+        field
+        for field, right in (
+            ("status", got.get("status") == "gave_up"),
+            ("attempts", values.same(got.get("attempts"), 0)),
+            ("answer", got.get("answer") is None),
+            ("reasons", type(reasons) is list and any(type(r) is str and naming in r for r in reasons)),
+        )
+        if not right
+    ]
+
+
 def picker_problem(name: str, runs: dict, result: dict) -> str | None:
     """A picker that raised `name`: its exception goes out of run, or the run gives up at once (no door
     call, no answer) with a reason that names the exception's type. Either way no body but the picker's runs."""
@@ -157,17 +173,7 @@ def picker_problem(name: str, runs: dict, result: dict) -> str | None:
     got = result.get("value")
     if type(got) is not dict:
         return f"the picker's {name} must get out of run, or end it gave_up"
-    reasons = got.get("reasons")
-    wrong = [
-        field
-        for field, right in (
-            ("status", got.get("status") == "gave_up"),
-            ("attempts", values.same(got.get("attempts"), 0)),
-            ("answer", got.get("answer") is None),
-            ("reasons", type(reasons) is list and any(type(r) is str and name in r for r in reasons)),
-        )
-        if not right
-    ]
+    wrong = not_given_up_at_once(got, naming=name)
     return (
         f"{', '.join(wrong)} not as for a picker that raised {name} (it gets out of run, or the run gives up "
         f"at once, attempts 0, with a reason that names {name})"
@@ -828,18 +834,7 @@ def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
         return "run must return the final state, a dict"
     limit = kwargs_of(how).get("max_attempts", MAX_ATTEMPTS)
     if odd(how):
-        reasons = got.get("reasons")
-        wrong = [
-            field
-            for field, right in (
-                ("status", got.get("status") == "gave_up"),
-                ("attempts", values.same(got.get("attempts"), 0)),
-                ("answer", got.get("answer") is None),
-                ("reasons", type(reasons) is list and any(type(r) is str and "max_attempts" in r for r in reasons)),
-                ("body runs", not result["runs"]),
-            )
-            if not right
-        ]
+        wrong = not_given_up_at_once(got, naming="max_attempts") + ([] if not result["runs"] else ["body runs"])
         return f"{', '.join(wrong)} not as for a max_attempts that is not an int" if wrong else None
     calls = got["path"].count("call") if type(got.get("path")) is list else 0
     attempts = got["attempts"] if type(got.get("attempts")) is int else 0
