@@ -61,6 +61,7 @@ TRUSTED = "grader.instructor.trusted"
 UNCAUGHT = 70  # a child's exit code when an exception escaped everything
 CONFINED = b"confined"  # what a child says, on a pipe its submission never holds, once every layer is up
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+_FOLDERS: set[str] = set()  # every folder a workdir of ours was made in
 
 
 class _GraderGone(Exception):
@@ -101,6 +102,9 @@ def main() -> None:
         for sessions in links.values():
             _end_all(sessions, sweeper)
         _kill_strays(set())
+        for folder in _FOLDERS:  # the graders' folders of workdirs, once empty (a pool worker's exit skips its own)
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
 
 
 def _serve(
@@ -130,6 +134,7 @@ def _serve(
             if order["op"] == "fork":
                 job = order["job"]
                 job["uid"] = lease.next() if lease and job["layers"]["drop_user"] else None
+                _FOLDERS.add(os.path.dirname(job["workdir"]))
                 pid = os.fork()
                 if pid == 0:
                     signal.signal(signal.SIGTERM, signal.SIG_DFL)
