@@ -17,7 +17,7 @@ from grader.instructor.sandbox import budget, seccomp
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import MB
 from grader.instructor.sandbox.uids import UID_BASE
-from grader.kit.errors import Crashed, OverBudget, TimedOut
+from grader.kit.errors import Crashed, GraderError, OverBudget, TimedOut
 from tests.sandboxing import QUICK, call, ipc_objects, session, submission
 
 pytestmark = pytest.mark.grader
@@ -31,6 +31,15 @@ def test_an_exit_code_is_never_the_graders_word_on_confinement(tmp_path):
     path = submission(tmp_path, "import os\ndef quit():\n    os._exit(71)\n")
     with session(path) as box, pytest.raises(Crashed, match="exit code 71"):
         call(box, "quit")
+
+
+def test_a_child_that_cannot_put_its_layers_up_is_the_graders_failure_and_says_why(tmp_path):
+    """A limit no rlimit can take makes confine.enter fail before any submission code runs: the child
+    never says "confined", so its death is the sandbox's (GraderError, with the child's reason)."""
+    path = submission(tmp_path, "def f():\n    return 1\n")
+    impossible = replace(QUICK, memory_bytes=1 << 70)  # past what a C long holds
+    with session(path, limits=impossible) as box, pytest.raises(GraderError, match=r"could not confine.*Error"):
+        call(box, "f")
 
 
 HOARD = """

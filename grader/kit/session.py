@@ -127,6 +127,8 @@ class Exchange:
 def weigh(value: Any) -> tuple[int, int]:
     """(nodes, text) of decoded JSON data: its values and keys; the characters of its strs and keys
     and the bytes of its ints. Without recursion: a frame's depth is checked, but not here."""
+    if type(value) is str:  # most outcomes: a reason, or None
+        return 1, len(value)
     nodes, text, todo = 0, 0, [value]
     while todo:
         item = todo.pop()

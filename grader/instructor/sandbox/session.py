@@ -233,28 +233,26 @@ class SandboxSession:
         self._exited = os.pidfd_open(self.pid)  # the zygote reaps only when asked: the pid stays ours
         for fd in (to_child, from_child):
             os.set_blocking(fd, False)
+        # The child's word that every layer is up, said on a pipe it closes before its submission runs.
+        # Not waited for: the first request goes at once (the child reads it once confined); it is
+        # heard when the child ends, so that its death is read as its own or as the sandbox's.
+        self._said_confined, self._word = said_confined, b""
+        os.set_blocking(said_confined, False)
         self._open = True
-        try:
-            self._confirm(said_confined)
-        except BaseException:
-            self.close()
-            raise
-        finally:
-            os.close(said_confined)
         self._budget = budget.Watch(self.pid, self.uid, self._zygote.process.pid, self.workdir, limits)
         self._stage_deadline = time.monotonic() + limits.wall_seconds
 
-    def _confirm(self, said_confined: int) -> None:
-        """Wait for the child's word that every layer is up: said on a pipe closed before its submission runs."""
-        said, deadline = b"", time.monotonic() + max(30.0, self.limits.answer_seconds)
-        while time.monotonic() < deadline and select.select([said_confined], [], [], deadline - time.monotonic())[0]:
-            chunk = os.read(said_confined, 1024)
+    def _heard_confined(self) -> bool:
+        """Did the child say it was confined? (Asked once it has ended: all it said is in the pipe.)"""
+        while True:
+            try:
+                chunk = os.read(self._said_confined, 1024)
+            except BlockingIOError:
+                break
             if not chunk:
                 break
-            said += chunk
-        if said != zygote_module.CONFINED:
-            why = said.decode(errors="replace") or "it ended before it said"
-            raise GraderError(f"the sandbox could not confine a child on this machine ({why})")
+            self._word += chunk
+        return self._word == zygote_module.CONFINED
 
     # ── the Session protocol ──────────────────────────────────────────────
     def request(self, req: dict) -> dict:
@@ -284,7 +282,7 @@ class SandboxSession:
             return
         self._open = False
         self._end()
-        for fd in (self._to_child, self._from_child, self._exited):
+        for fd in (self._to_child, self._from_child, self._exited, self._said_confined):
             os.close(fd)
         # The zygote removed the workdir when it reaped the child; if it is gone, it is removed here.
         (self.cleanup_problem,) = self._removed or (zygote_module.remove(self.workdir),)
@@ -313,7 +311,9 @@ class SandboxSession:
             raise ChannelBroken(channel.refused(f"{channel.MAX_FRAME_MARKS:,} values (lists, dicts, strs, numbers)"))
         try:
             message = json.loads(text)
-            deep = values.deeper_than(message, channel.MAX_FRAME_DEPTH)  # nothing here recurses into it, then
+            # No deeper than its brackets: most frames hold a handful, and need no walk at all.
+            opened = text.count(b"[") + text.count(b"{")
+            deep = opened > channel.MAX_FRAME_DEPTH and values.deeper_than(message, channel.MAX_FRAME_DEPTH)
         except RecursionError:  # deeper than this interpreter decodes at all
             deep = True
         except ValueError:
@@ -376,6 +376,9 @@ class SandboxSession:
         status = self._end()
         if self._zygote_died:  # its parent-death signal, not the submission: the grader's failure
             raise GraderError("the sandbox's zygote ended while a child was being graded")
+        if not self._heard_confined():  # it died before any of the submission ran
+            why = self._word.decode(errors="replace") or "it ended before it said"
+            raise GraderError(f"the sandbox could not confine a child on this machine ({why})")
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             what = _DEATHS.get(sig, f"was killed by {signal.Signals(sig).name}")
