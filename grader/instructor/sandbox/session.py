@@ -370,8 +370,11 @@ class SandboxSession:
         raise TimedOut(f"the stage took over {self.limits.wall_seconds:g} s in all: an infinite loop?")
 
     def _death_or(self, error: SessionDied) -> SessionDied:
-        """Crashed, when the child has ended (or ends within a moment); else `error`."""
+        """Crashed, when the child has ended (or ends within a moment); else `error`. GraderError when
+        what ended it was the zygote's death (its children die with it, on a loaded machine slowly)."""
         if not select.select([self._exited], [], [], 0.5)[0]:
+            if not self._zygote.alive():
+                raise GraderError("the sandbox's zygote ended while a child was being graded")
             return error
         status = self._end()
         if self._zygote_died:  # its parent-death signal, not the submission: the grader's failure
