@@ -152,7 +152,8 @@ def _serve(
                 if order["pid"] in sessions:
                     status = os.waitpid(order["pid"], 0)[1]
                     removed = remove(sessions.pop(order["pid"])["workdir"])  # here: a worker may die next
-                _kill_strays({pid for each in links.values() for pid in each} | ours)
+                live = [job for each in links.values() for job in each.values()]
+                _kill_strays({pid for each in links.values() for pid in each} | ours, live)
                 answer = {"status": status, "removed": removed}
             elif order["op"] == "link":
                 ours_end, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -278,10 +279,16 @@ def _identity(fd: int) -> tuple[int, int]:
     return status.st_dev, status.st_ino
 
 
-def _kill_strays(sessions: set[int]) -> None:
-    """Kill and reap every child of this zygote that is not a live session (orphans of a submission)."""
+def _kill_strays(sessions: set[int], live: list[dict] | None = None) -> None:
+    """Kill and reap every child of this zygote that is not a live session (orphans of a submission),
+    but those of a live session's own uid: a classmate's child, graded beside, may be waiting on its
+    own (a daemon it double-forked). Without uids no orphan can be told apart: while another session
+    lives, none is killed here (each is when the last session ends, or the zygote does)."""
+    uids = {job["uid"] for job in live or ()}
+    if None in uids:
+        return
     for _ in range(1000):
-        strays = _children() - sessions
+        strays = {pid for pid in _children() - sessions if _uid_of(pid) not in uids}
         if not strays:
             return
         for pid in strays:
@@ -290,6 +297,14 @@ def _kill_strays(sessions: set[int]) -> None:
         for pid in strays:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+
+def _uid_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return int(next(line for line in status if line.startswith("Uid:")).split()[1])
+    except (OSError, StopIteration, ValueError):
+        return None
 
 
 def _children() -> set[int]:
@@ -302,15 +317,8 @@ def _children() -> set[int]:
 
 def _uids_running(lease: Lease) -> set[int]:
     """The uids of the lease's block that some process still runs as (a grader that was killed)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        with contextlib.suppress(OSError, ValueError, StopIteration):
-            if entry.isdigit():
-                with open(f"/proc/{entry}/status") as status:
-                    uid = int(next(line for line in status if line.startswith("Uid:")).split()[1])
-                if uid in lease:
-                    found.add(uid)
-    return found
+    uids = (_uid_of(int(entry)) for entry in os.listdir("/proc") if entry.isdigit())
+    return {uid for uid in uids if uid is not None and uid in lease}
 
 
 def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
