@@ -27,6 +27,7 @@ import stat
 import time
 
 from grader.instructor.sandbox.confine import PROCESSES
+from grader.instructor.sandbox.sweeper import uid_of
 from grader.kit.errors import OverBudget, TimedOut
 
 EVERY = 0.2  # seconds between two looks
@@ -82,7 +83,7 @@ class Watch:
         found: set[int] = set()
         roots = [self.pid]
         if orphans and self.uid is not None:
-            roots += [pid for pid in _children(self.zygote) if pid != self.pid and _uid(pid) == self.uid]
+            roots += [pid for pid in _children(self.zygote) if pid != self.pid and uid_of(pid) == self.uid]
         while roots:
             pid = roots.pop()
             if pid not in found and os.path.exists(f"/proc/{pid}"):
@@ -109,14 +110,6 @@ def _read(path: str) -> bytes:
         return os.read(fd, 65536)
     finally:
         os.close(fd)
-
-
-def _uid(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            return int(next(line for line in status if line.startswith("Uid:")).split()[1])
-    except (OSError, StopIteration, ValueError):
-        return None
 
 
 def _anonymous(pid: int) -> int:

@@ -25,6 +25,15 @@ _UID = struct.Struct("=q")
 _PR_SET_PDEATHSIG = 1
 
 
+def uid_of(pid: int) -> int | None:
+    """The real uid process `pid` runs as (the zygote's strays, a budget's orphans); None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return int(next(line for line in status if line.startswith("Uid:")).split()[1])
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
 def sweep(uid: int) -> None:
     """Kill every process of `uid`, from a fork of this process (which must be root)."""
     pid = os.fork()

@@ -43,7 +43,7 @@ import socket
 import sys
 import traceback
 
-from grader.instructor.sandbox.sweeper import Sweeper
+from grader.instructor.sandbox.sweeper import Sweeper, uid_of
 from grader.instructor.sandbox.uids import Lease
 
 PRELOAD = (
@@ -288,7 +288,7 @@ def _kill_strays(sessions: set[int], live: list[dict] | None = None) -> None:
     if None in uids:
         return
     for _ in range(1000):
-        strays = {pid for pid in _children() - sessions if _uid_of(pid) not in uids}
+        strays = {pid for pid in _children() - sessions if uid_of(pid) not in uids}
         if not strays:
             return
         for pid in strays:
@@ -297,14 +297,6 @@ def _kill_strays(sessions: set[int], live: list[dict] | None = None) -> None:
         for pid in strays:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-
-
-def _uid_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            return int(next(line for line in status if line.startswith("Uid:")).split()[1])
-    except (OSError, StopIteration, ValueError):
-        return None
 
 
 def _children() -> set[int]:
@@ -317,7 +309,7 @@ def _children() -> set[int]:
 
 def _uids_running(lease: Lease) -> set[int]:
     """The uids of the lease's block that some process still runs as (a grader that was killed)."""
-    uids = (_uid_of(int(entry)) for entry in os.listdir("/proc") if entry.isdigit())
+    uids = (uid_of(int(entry)) for entry in os.listdir("/proc") if entry.isdigit())
     return {uid for uid in uids if uid is not None and uid in lease}
 
 
