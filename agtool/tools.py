@@ -193,7 +193,10 @@ def check_args(name: str, args: dict) -> str | None:
       Naming the item's position as well (range:points.1, range:points[1]) is
       right too: stage 6 fixes only top-level args, so nothing reads what
       follows the list's name.
-    - When several checks fail, any one of their reasons is right (None is not).
+    - When several checks fail, any one of their reasons is right (None is not),
+      but a name the contract does not have comes first: a misspelt arg is
+      missing too, and stage 6 can rename the misspelling (args:unknown) where
+      it has no fix for args:missing.
     """
     # BEGIN SOLUTION
     return check_arg_fields(TOOLS[name]["args"], args, prefix="")
@@ -666,7 +669,7 @@ def run(request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None
     A call that succeeds goes straight to answer: status "answered", one door call, through the memo run is given.
     The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É
     too, never escaped), and a value JSON cannot show (keys of mixed types, a list that holds
-    itself) is answered too.
+    itself, an int of over 4,300 digits) is answered too.
     A fix is looked up by the full reason, then by its <stage>:<check> prefix;
     a fixable reason takes the fix edge and calls again.
     A reason with no fix (result:empty above all) goes straight to give_up: one door call.

@@ -700,3 +700,48 @@ def test_a_lab_module_that_gives_a_stages_function_of_its_own_is_refused():
         "agtool/schema.py:6: defines arg_schema, which the student writes",
     ]
     assert release.shadows(release.kit_files(), functions) == []  # today's kit: the dialects build on tools.py
+
+
+KIT_VERDICTS = """
+import json, sys
+from grader import check
+from grader.kit.checks import STAGES
+paths = json.loads(sys.argv[1])
+print(json.dumps({path: [stage for stage in STAGES if not check(stage, path).passed] for path in paths}))
+"""
+SUBMISSIONS = ROOT / "tests" / "submissions"
+
+
+def test_the_kits_self_check_and_the_grade_agree_on_every_module_of_the_corpus(kit, tmp_path):
+    """Issue 19: on every correct and beginner module in tests/submissions/ (as handed in, and with every
+    fix applied), the kit's check(N) fails every stage the grade takes points from, and passes every
+    stage the grade gives full marks, but for stages after one the grade also takes points from: there
+    the kit runs the student's own earlier stages (its notebooks say so), the grade trusted ones."""
+    from grader.kit.grading import grade
+    from grader.kit.session import LocalSession
+    from tests.test_validity import BUGS, fixed
+
+    (tmp_path / "fixed").mkdir()
+    paths = sorted(str(path) for folder in ("correct", "beginner") for path in (SUBMISSIONS / folder).glob("*.py"))
+    paths = [path for path in paths if not path.endswith("table.py")]
+    paths += [str(fixed(module, tmp_path / "fixed")) for module in BUGS]
+    done = subprocess.run(
+        forked_python.command([sys.executable, "-c", KIT_VERDICTS, json.dumps(paths)]),
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    kit_fails = json.loads(done.stdout)
+    disagree = {}
+    for path in paths:
+        scores = grade(path, LocalSession, seed=0).stage_scores()
+        graded = {stage for stage, points in scores.items() if points != STAGE_POINTS[stage]}
+        kit = set(kit_fails[path])
+        spilled = {stage for stage in kit - graded if graded and stage > min(graded)}
+        if graded - kit or kit - graded - spilled:
+            disagree[Path(path).name] = f"the grade takes points in {sorted(graded)}, the kit fails {sorted(kit)}"
+    assert not disagree, disagree
+    assert all(not kit_fails[path] for path in paths if "/correct/" in path or "/fixed/" in path)

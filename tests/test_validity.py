@@ -39,22 +39,11 @@ SEED = 0  # a beginner module, fixed or with one bug left
 # A correct module that loses points: module -> which check, and why the choice is right.
 PENALISED: dict[str, str] = {}
 # A real bug the grade misses, or punishes elsewhere: (module, words of its `what`) -> which check should see it.
-HUGE_ANSWER = (
-    "6.2: no case has run answer an ok value holding an int of over 4300 digits, which json.dumps, repr and str "
-    "all refuse (ValueError): an answer that raises there goes unseen"
-)
 MISSED: dict[tuple[str, str], str] = {
     ("sam.py", "whose == raises"): (
         "stage 3 sends plain data only, so no check_result probe meets a value whose check raises: an "
         "`except Exception: return None` that passes what it could not check goes unseen"
     ),
-    ("olly.py", "no recursion_limit"): (
-        "6.6 runs 61 calls, past a fixed limit of 100, not the 5,000 LangGraph's default limit (10,007 steps) "
-        "needs, which stage6.py calls too dear to probe"
-    ),
-    # every beginner's answer falls back on repr (or str), or starts there, and goes no further
-    **{(module, "int of over 4300 digits"): HUGE_ANSWER for module in ("ana.py", "ben.py", "chloe.py")},
-    **{(module, "int of over 4300 digits"): HUGE_ANSWER for module in ("sam.py", "olly.py", "dana.py")},
 }
 
 

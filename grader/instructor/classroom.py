@@ -293,6 +293,7 @@ def _grade_pending(
     progress: bool,
 ) -> None:
     """Grade `pending` in pools, filling rows (and failures) in and rewriting the gradebook after each student."""
+    zygote()  # booting (its imports: a second or two) while the cases are drawn, not after
     # The seed's random cases, drawn once here: the pool's workers are forked from this process
     # and replay them, where each would draw them again (Hypothesis: most of a first grade's time).
     draw_ahead([check for stage in STAGES.values() for check in stage.checks], seed)

@@ -63,6 +63,12 @@ LAB_IMPORTS = frozenset({"agtool", "agtool.contract", "agtool.inventory"})
 # where the submission kept their parameters (a student may have rewritten them).
 SPEC_NAMES = {"check_args", "check_result", "call_tool", "memo_key", "call_memo"}
 
+# LangGraph's default recursion limit while the submission runs: 25, its default before 1.0, and what a
+# deployment may set (LANGGRAPH_DEFAULT_RECURSION_LIMIT). run sets its own limit from max_attempts
+# (notebook 06, Pitfalls), so the grade leans on no default either: a run that leaves the limit to
+# LangGraph is cut short by 6.6's 61 calls here, where today's default (10,007) takes 5,000 calls to reach.
+LANGGRAPH_DEFAULT_LIMIT = 25
+
 Binder = Callable[[Any], dict]  # module -> {name: (stage, trusted function)}
 Body = Callable[[str], dict]  # tool -> {"return": spelled value} | {"raise": name}
 
@@ -214,10 +220,11 @@ class Child:
                 result = _each(target, call["each"], args, kwargs)
             elif "follow" in call:
                 walks = []
-                with self.following(call["follow"], walks):
+                with self.following(call["follow"], walks), _langgraph_default_limit():
                     result = target(*args, **kwargs)
             else:
-                result = target(*args, **kwargs)
+                with _langgraph_default_limit():
+                    result = target(*args, **kwargs)
         except NotImplementedError as error:
             return {"not_implemented": error_text(error)}
         except (Exception, SystemExit) as error:
@@ -263,6 +270,21 @@ class Child:
         for key in path[1:]:
             found = found[key]
         return found
+
+
+@contextlib.contextmanager
+def _langgraph_default_limit() -> Iterator[None]:
+    """LANGGRAPH_DEFAULT_LIMIT as LangGraph's default while the block runs (where LangGraph is loaded at all)."""
+    config: Any = sys.modules.get("langgraph._internal._config")
+    saved = getattr(config, "DEFAULT_RECURSION_LIMIT", None)
+    if saved is None:
+        yield
+        return
+    config.DEFAULT_RECURSION_LIMIT = type(saved)(LANGGRAPH_DEFAULT_LIMIT)  # its own type: "no limit given"
+    try:
+        yield
+    finally:
+        config.DEFAULT_RECURSION_LIMIT = saved
 
 
 def interned(value: Any) -> Any:

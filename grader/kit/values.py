@@ -1,7 +1,8 @@
 """Values that cross between the grader and the submission's process.
 
 Going in, a request spells in JSON a few values JSON has no word for (a tuple,
-a set, bytes, a bare object, a dict with int keys, a list that holds itself), so
+a set, bytes, a bare object, a dict with int keys, a list that holds itself, an
+int of over 4,300 digits), so
 the grader can hand them
 to the submission: `decode` builds them. Coming back, `to_plain` turns whatever
 a submission's function returned into plain JSON data; anything else (a str
@@ -32,6 +33,7 @@ _DECODERS = {
     "$object": lambda _: object(),
     "$intkeys": lambda pairs: {key: decode(value) for key, value in pairs},
     "$cycle": lambda items: _holding_itself([decode(item) for item in items]),
+    "$power": lambda pair: pair[0] ** pair[1],  # an int JSON cannot print: {"$power": [10, 4300]} has 4,301 digits
 }
 _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 
@@ -206,6 +208,9 @@ def _py(value: Any) -> str:
         return "object()"
     if tag == "$cycle":  # as Python prints it: no literal can spell it
         return "[" + "".join(f"{_py(item)}, " for item in value[tag]) + "[...]]"
+    if tag == "$power":  # as a student would type it: no literal prints it
+        base, exponent = value[tag]
+        return f"{base} ** {exponent}"
     if tag == "$intkeys":
         return "{" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value[tag]) + "}"
     if tag:

@@ -88,6 +88,7 @@ MUTANTS = [
         '        if arg not in specs:\n            return f"unknown',
         '        if False:\n            return f"unknown',
         "2.2",
+        "2.8",  # with a missing arg beside it, the missing one is reported first
     ),
     mutant("non-str names crash", 'return f"unknown:{prefix}{arg}"', 'return "unknown:" + prefix + arg', "2.2"),
     mutant("nested properties ignored", 'if kind == "dict" and "properties" in spec:', "if False:", "2.7"),

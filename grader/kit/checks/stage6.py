@@ -219,7 +219,8 @@ def _non_ascii(value):
 ANSWER_HINT = (
     "Build the answer from the value with json.dumps(value, sort_keys=True, ensure_ascii=False): "
     "non-ASCII text as it is; and catch the TypeError sort_keys raises on keys of mixed types, and "
-    "the ValueError json.dumps raises on a list that holds itself."
+    "the ValueError json.dumps raises on a list that holds itself or an int of over 4,300 digits (repr and "
+    "str raise it on that int too)."
 )
 RUN_HINTS = {
     "memo": "Use the memo run is given, even an empty one: memo = {} if memo is None else memo "
@@ -331,9 +332,11 @@ BODIES: dict[str, list[dict[str, Any]]] = {
     # an extra key holding a list that holds itself: json.dumps raises ValueError (a circular reference), where
     # a repr writes [(), [...]]; the tuple first makes is_json refuse it at once (no memo), never recurse
     "holds_itself": [{"return": {"sku": "A-100", "rows": [_ROW], "log": {"$cycle": [{"$tuple": []}]}}}],
+    # an extra key holding an int of 4,301 digits: json.dumps, repr and str all raise ValueError on it
+    "huge_int": [{"return": {"sku": "A-100", "rows": [_ROW], "total": {"$power": [10, 4300]}}}],
 }
 # The answer's own bodies are 6.2's fixed cases alone: a draw of another check never meets them.
-ANSWER_BODIES = ("accented", "mixed_keys", "holds_itself")
+ANSWER_BODIES = ("accented", "mixed_keys", "holds_itself", "huge_int")
 DRAWN_BODIES = tuple(body for body in BODIES if body not in ANSWER_BODIES)
 
 # The arg names a world's contracts use: far apart, so a misspelling is close to one only.
@@ -503,6 +506,7 @@ INCIDENTS = {
         stock("accented", None, (ASK, None)),
         stock("mixed_keys", None, (ASK, None)),
         stock("holds_itself", None, (ASK, None)),
+        stock("huge_int", None, (ASK, None)),
         Case(stock("good", None).table, ((ASK, {}, True), (ASK, {}, True), (ASK, {"max_attempts": 1}, True))),
     ),
     "fixes": (
@@ -561,7 +565,7 @@ SPEC = {
     "run is given.",
     "answer text": "The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É "
     "too, never escaped), and a value JSON cannot show (keys of mixed types, a list that holds "
-    "itself) is answered too.",
+    "itself, an int of over 4,300 digits) is answered too.",
     "fixes": "A fix is looked up by the full reason, then by its <stage>:<check> prefix; a fixable reason takes "
     "the fix edge and calls again.",
     "gives up": "A reason with no fix (result:empty above all) goes straight to give_up: one door call.",

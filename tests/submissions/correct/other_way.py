@@ -1,7 +1,7 @@
 """A correct tools.py written unlike the reference: the grader must give it 100.
 
-Different orders where the spec allows any (check_args reports contract args before
-unknown names, check_result reports the last failing key), different closeness for
+Different orders where the spec allows any (inside a dict arg check_args reports contract
+args before unknown names, check_result reports the last failing key), different closeness for
 misspelt names (edit distance), the memo keeps deep copies, and the graph keeps its
 limit and memo in the state instead of a runtime context.
 """
@@ -74,7 +74,10 @@ def within(value, spec):
 
 
 def arg_problems(specs, args, prefix):
-    for name, spec in specs.items():   # contract first, unknown names last: the spec allows any order
+    unknown = ("unknown:%s%s" % (prefix, name) for name in args if name not in specs)   # a name need not be a str
+    if not prefix:   # top-level unknown names first, as the spec asks (stage 6 renames them)
+        yield from unknown
+    for name, spec in specs.items():   # inside a dict arg, contract first and unknown names last: any order is right
         field = prefix + name
         if name not in args:
             if spec.get("required", True):
@@ -91,7 +94,7 @@ def arg_problems(specs, args, prefix):
                 yield from arg_problems(spec["properties"], value, field + ".")
             for item in value if "items" in spec else []:
                 yield from arg_problems({name: spec["items"]}, {name: item}, prefix)
-    yield from ("unknown:%s%s" % (prefix, name) for name in args if name not in specs)   # a name need not be a str
+    yield from unknown
 
 
 def check_args(name, args):
@@ -278,8 +281,11 @@ def fix(state):
 
 
 def answer(state):
-    return {"status": "answered", "answer": "Here is what came back: %r" % (state["result"]["value"],),
-            "path": ["answer"]}
+    try:
+        text = "%r" % (state["result"]["value"],)
+    except ValueError:  # an int of over 4,300 digits: repr refuses it (the spec says so since this release)
+        text = "a value too big to print"
+    return {"status": "answered", "answer": "Here is what came back: " + text, "path": ["answer"]}
 
 
 def give_up(state):
