@@ -66,7 +66,7 @@ SPEC_NAMES = {"check_args", "check_result", "call_tool", "memo_key", "call_memo"
 # LangGraph's default recursion limit while the submission runs: 25, its default before 1.0, and what a
 # deployment may set (LANGGRAPH_DEFAULT_RECURSION_LIMIT). run sets its own limit from max_attempts
 # (notebook 06, Pitfalls), so the grade leans on no default either: a run that leaves the limit to
-# LangGraph is cut short by 6.6's 61 calls here, where today's default (10,007) takes 5,000 calls to reach.
+# LangGraph is cut short by 6.6's 51 calls here, where today's default (10,007) takes 5,000 calls to reach.
 LANGGRAPH_DEFAULT_LIMIT = 25
 
 Binder = Callable[[Any], dict]  # module -> {name: (stage, trusted function)}

@@ -86,12 +86,14 @@ def _holding_itself(items: list) -> list:
 
 def decode(value: Any) -> Any:
     """The Python value a request spells: plain data, with tagged special values built."""
-    tag = tagged(value)
-    if tag:
-        return _DECODERS[tag](value[tag])
-    if type(value) is list:
+    kind = type(value)  # tagged(value), inline: most values are scalars, and a request holds thousands
+    if kind is list:
         return [decode(item) for item in value]
-    if type(value) is dict:
+    if kind is dict:
+        if len(value) == 1:
+            (key,) = value
+            if key in _DECODERS:
+                return _DECODERS[key](value[key])
         return {key: decode(item) for key, item in value.items()}
     return value
 
