@@ -296,6 +296,10 @@ def check_result(name: str, value: Any) -> str | None:
       stage reads what follows the list's name.
     - check_result never raises: a set, bytes, an object or a dict with int
       keys where a key's value should be still gets None or a reason.
+      A value that breaks a rule never gets None, whatever another key holds:
+      beside a value whose == raises, a reason or that TypeError is right
+      (the door refuses either), None is not: an except that answers None
+      passes what it could not check.
     """
     # BEGIN SOLUTION
     if not isinstance(value, dict):

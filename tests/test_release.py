@@ -415,21 +415,27 @@ print(json.dumps({"reports": reports, "loaded": loaded}))
 """
 
 
-def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
-    """check(stage, path)'s text for each (None: the kit's own agtool/tools.py)."""
+def run_in_kit(kit: Path, script: str, argument: object) -> dict:
+    """What `script` prints (JSON, with the grader modules it "loaded"), run in the kit on json.dumps(argument):
+    every module of the grader it loaded is the kit's, and the oracle is not among them."""
     done = subprocess.run(
-        forked_python.command([sys.executable, "-c", KIT_CHECK, json.dumps(paths)]),
+        forked_python.command([sys.executable, "-c", script, json.dumps(argument)]),
         cwd=kit,
         env=kit_env(kit),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout)
     assert "grader.instructor.oracle" not in found["loaded"]
     assert all(file.startswith(str(kit)) for file in found["loaded"].values()), found["loaded"]
-    return found["reports"]
+    return found
+
+
+def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
+    """check(stage, path)'s text for each (None: the kit's own agtool/tools.py)."""
+    return run_in_kit(kit, KIT_CHECK, paths)["reports"]
 
 
 def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(kit):
@@ -707,7 +713,9 @@ import json, sys
 from grader import check
 from grader.kit.checks import STAGES
 paths = json.loads(sys.argv[1])
-print(json.dumps({path: [stage for stage in STAGES if not check(stage, path).passed] for path in paths}))
+verdicts = {path: [stage for stage in STAGES if not check(stage, path).passed] for path in paths}
+loaded = {name: module.__file__ for name, module in sys.modules.items() if name.split(".")[0] == "grader"}
+print(json.dumps({"verdicts": verdicts, "loaded": loaded}))
 """
 SUBMISSIONS = ROOT / "tests" / "submissions"
 
@@ -725,16 +733,7 @@ def test_the_kits_self_check_and_the_grade_agree_on_every_module_of_the_corpus(k
     paths = sorted(str(path) for folder in ("correct", "beginner") for path in (SUBMISSIONS / folder).glob("*.py"))
     paths = [path for path in paths if not path.endswith("table.py")]
     paths += [str(fixed(module, tmp_path / "fixed")) for module in BUGS]
-    done = subprocess.run(
-        forked_python.command([sys.executable, "-c", KIT_VERDICTS, json.dumps(paths)]),
-        cwd=kit,
-        env=kit_env(kit),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    kit_fails = json.loads(done.stdout)
+    kit_fails = run_in_kit(kit, KIT_VERDICTS, paths)["verdicts"]
     disagree = {}
     for path in paths:
         scores = grade(path, LocalSession, seed=0).stage_scores()

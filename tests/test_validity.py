@@ -39,12 +39,7 @@ SEED = 0  # a beginner module, fixed or with one bug left
 # A correct module that loses points: module -> which check, and why the choice is right.
 PENALISED: dict[str, str] = {}
 # A real bug the grade misses, or punishes elsewhere: (module, words of its `what`) -> which check should see it.
-MISSED: dict[tuple[str, str], str] = {
-    ("sam.py", "whose == raises"): (
-        "stage 3 sends plain data only, so no check_result probe meets a value whose check raises: an "
-        "`except Exception: return None` that passes what it could not check goes unseen"
-    ),
-}
+MISSED: dict[tuple[str, str], str] = {}
 
 
 def pairs(bug) -> list[tuple[str, str]]:

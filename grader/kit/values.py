@@ -34,6 +34,7 @@ _DECODERS = {
     "$intkeys": lambda pairs: {key: decode(value) for key, value in pairs},
     "$cycle": lambda items: _holding_itself([decode(item) for item in items]),
     "$power": lambda pair: pair[0] ** pair[1],  # an int JSON cannot print: {"$power": [10, 4300]} has 4,301 digits
+    "$touchy": lambda _: Touchy(),
 }
 _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 
@@ -76,6 +77,17 @@ def tagged(value: Any) -> str | None:
         if key in _DECODERS:
             return key
     return None
+
+
+class Touchy:
+    """A value a tool may send back whose comparisons raise (==, <, hash: `value in ("", [])` too):
+    a check that compares before it checks the type cannot judge it."""
+
+    def __eq__(self, other: object) -> bool:
+        raise TypeError("a Touchy value cannot be compared")
+
+    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _holding_itself(items: list) -> list:
@@ -208,6 +220,8 @@ def _py(value: Any) -> str:
         return repr(value[tag].encode())
     if tag == "$object":
         return "object()"
+    if tag == "$touchy":
+        return "Touchy()  # its ==, < and hash raise TypeError"
     if tag == "$cycle":  # as Python prints it: no literal can spell it
         return "[" + "".join(f"{_py(item)}, " for item in value[tag]) + "[...]]"
     if tag == "$power":  # as a student would type it: no literal prints it

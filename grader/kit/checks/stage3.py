@@ -84,9 +84,21 @@ def right_reason(returns: dict, reasons: list[str], got) -> bool:
 
 def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
     for value, result in zip(case.calls, observation["results"], strict=True):
-        if "raised" in result or not (result["value"] is None or type(result["value"]) is str):
+        if _holds_touchy(value):  # 3.8's Touchy values all sit beside a broken rule: a reason, or its TypeError
+            if "raised" not in result and type(result["value"]) is not str:
+                return _mismatch(
+                    case, value, "a reason (the value breaks a rule), or a TypeError", result, HINTS["unchecked"]
+                )
+        elif "raised" in result or not (result["value"] is None or type(result["value"]) is str):
             return _mismatch(case, value, "None or a reason, never an exception", result, "")
     return None
+
+
+def _holds_touchy(value) -> bool:
+    if values.tagged(value) == "$touchy":
+        return True
+    items = value.values() if type(value) is dict else value if type(value) is list else ()
+    return any(map(_holds_touchy, items))
 
 
 def _mismatch(case: Case, value, expected: str, result: dict, hint: str) -> Mismatch:
@@ -105,6 +117,8 @@ STAGE = Stage(3, probe, show, expect, compare)
 # public probes give the same hint. "" keeps the check's own.
 
 HINTS = {
+    "unchecked": "A value that breaks a rule gets a reason, whatever another key holds: check a key's type "
+    "before you compare it (isinstance, then len), and never answer None for what you could not check.",
     "raised": "check_result never raises: check isinstance(value, dict) before you read a key, an item's "
     "type before you read its keys, and a value's type before you compare it or take len().",
     "not a dict": "Check isinstance(value, dict) before reading any key: anything else is shape:result.",
@@ -482,6 +496,8 @@ INCIDENTS = {  # in each, the smallest first: the first failing value is the one
         stock({"sku": "A-100", "rows": [{"region": "", "qty": -1}]}, {"sku": "A-100", "rows": [None]}),
     ),
     "odd": (
+        # an any key holding a value whose == raises (`v in ("", [], {})` raises too), beside a broken range
+        one({"a": {"type": "any"}, "n": {"type": "int", "min": 0}}, {"a": {"$touchy": 0}, "n": -1}),
         one(
             {
                 "s": {"type": "str"},
@@ -538,6 +554,9 @@ SPEC = {
     8: (
         "check_result never raises: a set, bytes, an object or a dict with int keys where a key's value "
         "should be still gets None or a reason.",
+        "A value that breaks a rule never gets None, whatever another key holds: beside a value whose == "
+        "raises, a reason or that TypeError is right (the door refuses either), None is not: an except that "
+        "answers None passes what it could not check.",
     ),
 }
 
