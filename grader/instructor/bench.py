@@ -6,7 +6,7 @@ In one run:
       carry a realistic mistake (so Hypothesis also shrinks);
   (b) the six stage notebooks executed once with nbclient, against the reference: the
       least that a notebook-executing grader (nbgrader, otter) pays for every student.
-Goal: grading one submission costs at most 1/40 of (b).
+Goal: grading one submission costs at most 1/60 of (b) (GOAL).
 
 (a) comes first: nbclient leaves threads behind (zmq, asyncio), and (a) forks.
 """
