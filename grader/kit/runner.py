@@ -214,16 +214,16 @@ class Child:
         kwargs = {key: _argument(arg, memos, self.body) for key, arg in call.get("kwargs", {}).items()}
         walks: list[list] | None = None
         try:
-            if call.get("get"):
-                result = target
-            elif "each" in call:
-                result = _each(target, call["each"], args, kwargs)
-            elif "follow" in call:
-                walks = []
-                with self.following(call["follow"], walks), _langgraph_default_limit():
-                    result = target(*args, **kwargs)
-            else:
-                with _langgraph_default_limit():
+            with _langgraph_default_limit():
+                if call.get("get"):
+                    result = target
+                elif "each" in call:
+                    result = _each(target, call["each"], args, kwargs)
+                elif "follow" in call:
+                    walks = []
+                    with self.following(call["follow"], walks):
+                        result = target(*args, **kwargs)
+                else:
                     result = target(*args, **kwargs)
         except NotImplementedError as error:
             return {"not_implemented": error_text(error)}

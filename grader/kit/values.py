@@ -2,7 +2,7 @@
 
 Going in, a request spells in JSON a few values JSON has no word for (a tuple,
 a set, bytes, a bare object, a dict with int keys, a list that holds itself, an
-int of over 4,300 digits), so
+int of over 4,300 digits, a Touchy object whose == raises), so
 the grader can hand them
 to the submission: `decode` builds them. Coming back, `to_plain` turns whatever
 a submission's function returned into plain JSON data; anything else (a str
@@ -19,6 +19,7 @@ a student would type, for feedback.
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from agtool.contract import MAX_INT_BITS  # json cannot print an int of over 4300 digits
@@ -173,6 +174,14 @@ def _plain(value: Any, budget: list, depth: int, open_ids: set) -> Any:
 
 def is_marker(value: Any) -> bool:
     return type(value) is dict and NOT_PLAIN in value
+
+
+def anywhere(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Does `test` hold for value, or for an item of a list or a value of a dict anywhere inside it?"""
+    if test(value):
+        return True
+    items = value.values() if type(value) is dict else value if type(value) is list else ()
+    return any(anywhere(item, test) for item in items)
 
 
 def same(a: Any, b: Any) -> bool:

@@ -122,10 +122,10 @@ UNKNOWN_FIRST = (
 def first_reasons(contract: dict, args: Any, reasons: list[str]) -> list[str]:
     """The reasons that may come first: a name args hold that the contract does not have, when there is one
     (stage 6 renames a misspelt name, and a misspelt arg is missing too: missing first would hide it)."""
-    if type(args) is not dict or not any(name not in contract for name in args):
+    if type(args) is not dict:
         return reasons
-    unknown = [reason for reason in reasons if reason.startswith("unknown:") and "." not in reason]
-    return unknown or reasons
+    top = {f"unknown:{name}" for name in args if name not in contract}  # the oracle's spelling of each
+    return [reason for reason in reasons if reason in top] or reasons
 
 
 def right_reason(contract: dict, args: Any, reasons: list[str], got: Any) -> bool:

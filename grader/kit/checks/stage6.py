@@ -267,16 +267,8 @@ def answer_hint(state: dict, problem: str) -> str:
     """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show."""
     if state.get("status") != "answered":
         return ""
-    cannot_show = _holds_marker(state["result"]["value"])
+    cannot_show = values.anywhere(state["result"]["value"], values.is_marker)
     return ANSWER_HINT if problem.startswith("answer") or (problem == "run raised" and cannot_show) else ""
-
-
-def _holds_marker(value) -> bool:
-    """Is value, or anything inside it, not plain data (a value JSON cannot show)?"""
-    if values.is_marker(value):
-        return True
-    items = value.values() if type(value) is dict else value if type(value) is list else ()
-    return any(map(_holds_marker, items))
 
 
 def show_state(state: dict, runs: dict) -> str:
