@@ -59,18 +59,18 @@ from agtool.contract import PY_TYPES as _PY_TYPES
 # an item of a list is named by its list, so "range:points" is an item of
 # points out of range (as check_result's "range:rows.qty" is the qty of some row).
 #
-# What the grade judges (notebook 01 says the same, word for word):
-#   1.1 Each TOOLS entry is a dict with fn (the function itself, not its name), description,
+# The rules of TOOLS, as the grader judges them:
+# - 1.1 Each TOOLS entry is a dict with fn (the function itself, not its name), description,
 #   args and returns; upgrade, if any, names another tool of TOOLS.
-#   1.2 stock_lookup's limit is an int from 1 to 2, its rows a list of at most 2 items {region:
+# - 1.2 stock_lookup's limit is an int from 1 to 2, its rows a list of at most 2 items {region:
 #   str, qty: int >= 0}, and its upgrade is stock_lookup_v2.
-#   1.3 stock_lookup_v2 takes and gives what stock_lookup does (the same args and returns), has
+# - 1.3 stock_lookup_v2 takes and gives what stock_lookup does (the same args and returns), has
 #   no upgrade of its own, and its fn is inventory.stock_lookup_v2, the endpoint that honours
 #   limit.
-#   1.4 delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.
-#   1.5 describe_tools() gives one {"type": "function", "function": {...}} entry per tool of
+# - 1.4 delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.
+# - 1.5 describe_tools() gives one {"type": "function", "function": {...}} entry per tool of
 #   TOOLS, and nothing else.
-#   1.6 Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum
+# - 1.6 Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum
 #   for min and max; required lists the required args; additionalProperties is false. A
 #   description, or a default, in an arg spec is an extra that no check reads.
 
@@ -167,36 +167,34 @@ def check_args(name: str, args: dict) -> str | None:
     """None when args meet TOOLS[name]["args"]; else one reason. Never raises.
 
     Reasons: unknown:<arg>, missing:<arg>, type:<arg>, range:<arg>, allowed:<arg>.
-    Unknown names first, then each contract arg in table order. The rules, as
-    the grader judges them:
+    Unknown names first, then each contract arg in table order.
 
-    - check_args reads TOOLS[name] when it is called, and returns None when
-      args meet its contract.
-    - Every name in args that the contract does not have is unknown:<name>,
-      even a name that is not a str: {1: 2} gives unknown:1.
-      Inside a dict arg too: {"where": {1: 2}} gives unknown:where.1. After
-      unknown: a name that is not a str may be spelled your way (str(name) is
-      one way), so long as it names no field of the contract.
-    - A required arg (required is True unless the spec says False) that is
-      absent is missing:<arg>; an absent optional arg is fine, and a present
-      arg is never missing, even when its value is None, 0, False or an empty str.
-    - bool never passes for int or float (bool is an int in Python!); an int
-      passes for float; any lets every value through.
-    - Both bounds are inclusive, and NaN is outside every range that has a
-      bound; a float arg with no min and no max lets NaN through.
-      An int too big for a float, such as 10 ** 400, is compared as it is:
-      above max it is range:<arg>, and it never makes check_args raise.
-    - A value that is not in the arg's allowed list is allowed:<arg>.
-    - Inside a nested arg the field is a dotted path: type:filter.color.
-      An item of a list arg, at any depth, is named by its list: range:points.
-      Every rule of the item spec holds for each item, allowed too: allowed:skus.
-      Naming the item's position as well (range:points.1, range:points[1]) is
-      right too: stage 6 fixes only top-level args, so nothing reads what
-      follows the list's name.
-    - When several checks fail, any one of their reasons is right (None is not),
-      but a name the contract does not have comes first: a misspelt arg is
-      missing too, and stage 6 can rename the misspelling (args:unknown) where
-      it has no fix for args:missing.
+    The rules, as the grader judges them:
+
+    - 2.1 `check_args` reads `TOOLS[name]` when it is called, and returns `None` when `args`
+      meet its contract.
+    - 2.2 Every name in `args` that the contract does not have is `unknown:<name>`, even a name
+      that is not a str: `{1: 2}` gives `unknown:1`. Inside a dict arg too: `{"where": {1: 2}}`
+      gives `unknown:where.1`. After `unknown:` a name that is not a str may be spelled your way
+      (`str(name)` is one way), so long as it names no field of the contract.
+    - 2.3 A required arg (`required` is `True` unless the spec says `False`) that is absent is
+      `missing:<arg>`; an absent optional arg is fine, and a present arg is never missing, even
+      when its value is `None`, `0`, `False` or an empty str.
+    - 2.4 `bool` never passes for `int` or `float` (bool is an int in Python!); an int passes
+      for `float`; `any` lets every value through.
+    - 2.5 Both bounds are inclusive, and NaN is outside every range that has a bound; a float
+      arg with no `min` and no `max` lets NaN through. An int too big for a float, such as
+      `10 ** 400`, is compared as it is: above `max` it is `range:<arg>`, and it never makes
+      `check_args` raise.
+    - 2.6 A value that is not in the arg's allowed list is `allowed:<arg>`.
+    - 2.7 Inside a nested arg the field is a dotted path: `type:filter.color`. An item of a list
+      arg, at any depth, is named by its list: `range:points`. Every rule of the item spec holds
+      for each item, allowed too: `allowed:skus`. Naming the item's position as well
+      (`range:points.1`, `range:points[1]`) is right too: stage 6 fixes only top-level args, so
+      nothing reads what follows the list's name.
+    - 2.8 When several checks fail, any one of their reasons is right (`None` is not), but a
+      name the contract does not have comes first: a misspelt arg is missing too, and stage 6
+      can rename the misspelling (`args:unknown`) where it has no fix for `args:missing`.
     """
     # BEGIN SOLUTION
     return check_arg_fields(TOOLS[name]["args"], args, prefix="")
@@ -272,34 +270,32 @@ def check_result(name: str, value: Any) -> str | None:
     Reasons: shape:result (not a dict), shape:<key> (missing or wrong type),
     empty:<key> (unless allow_empty), too_big:<key> (over max_len),
     range:<key> (outside min/max, NaN too). Inside `items` the field is a
-    dotted path: range:rows.qty. Extra keys are allowed. The rules, as the
-    grader judges them:
+    dotted path: range:rows.qty. Extra keys are allowed.
 
-    - check_result reads TOOLS[name] when it is called, and returns None when
-      value meets its returns spec. Keys the spec does not mention are allowed.
-    - A value that is not a dict is shape:result.
-    - A key of the spec that is missing, or a value of the wrong type, is
-      shape:<key>: True is not an int, 4.0 is not an int, an int is a fine
-      float (total=10 passes), and an any key takes every type.
-    - An empty list, dict or str is empty:<key> unless the spec says
-      allow_empty=True, in an any key too; 0, False and None are not empty.
-    - A list longer than max_len is too_big:<key>; exactly max_len items pass.
-    - A number outside min..max is range:<key> (both bounds inclusive), NaN
-      too; a float key with no min and no max lets NaN through, and so does
-      an any key. An int too big for a float, such as 10 ** 400, is compared
-      as it is: outside min..max it is range:<key>, and it never makes
-      check_result raise.
-    - Every item of a list with items is checked against the item specs,
-      items of items too, and the field is its dotted path: range:rows.qty;
-      an item that is not a dict is shape:<key>. Naming the item's position
-      as well (range:rows.1.qty, range:rows[1].qty) is right too: no later
-      stage reads what follows the list's name.
-    - check_result never raises: a set, bytes, an object or a dict with int
-      keys where a key's value should be still gets None or a reason.
-      A value that breaks a rule never gets None, whatever another key holds:
-      beside a value whose == raises, a reason or that TypeError is right
-      (the door refuses either), None is not: an except that answers None
-      passes what it could not check.
+    The rules, as the grader judges them:
+
+    - 3.1 `check_result` reads `TOOLS[name]` when it is called, and returns `None` when `value`
+      meets its returns spec. Keys the spec does not mention are allowed.
+    - 3.2 A value that is not a dict is `shape:result`.
+    - 3.3 A key of the spec that is missing, or a value of the wrong type, is `shape:<key>`:
+      `True` is not an int, `4.0` is not an int, an int is a fine float (`total=10` passes), and
+      an `any` key takes every type.
+    - 3.4 An empty list, dict or str is `empty:<key>` unless the spec says `allow_empty=True`,
+      in an `any` key too; `0`, `False` and `None` are not empty.
+    - 3.5 A list longer than `max_len` is `too_big:<key>`; exactly `max_len` items pass.
+    - 3.6 A number outside `min..max` is `range:<key>` (both bounds inclusive), NaN too; a float
+      key with no `min` and no `max` lets NaN through, and so does an `any` key. An int too big
+      for a float, such as `10 ** 400`, is compared as it is: outside `min..max` it is
+      `range:<key>`, and it never makes `check_result` raise.
+    - 3.7 Every item of a list with `items` is checked against the item specs, items of items
+      too, and the field is its dotted path: `range:rows.qty`; an item that is not a dict is
+      `shape:<key>`. Naming the item's position as well (`range:rows.1.qty`,
+      `range:rows[1].qty`) is right too: no later stage reads what follows the list's name.
+    - 3.8 `check_result` never raises: a set, bytes, an object or a dict with int keys where a
+      key's value should be still gets `None` or a reason. A value that breaks a rule never gets
+      `None`, whatever another key holds: beside a value whose `==` raises, a reason or that
+      `TypeError` is right (the door refuses either), `None` is not: an `except` that answers
+      `None` passes what it could not check.
     """
     # BEGIN SOLUTION
     if not isinstance(value, dict):
@@ -344,22 +340,22 @@ def check_fields(specs: dict, value: dict, prefix: str) -> str | None:
 def call_tool(name: str, args: dict) -> dict:
     """Call a tool through its contract; never lets an Exception out.
 
-    Returns exactly {"ok": bool, "value": ..., "error": str | None}.
-    ok is True only when every check passes: {"ok": True, "value": value, "error": None}.
-    A failure has value None and its reason as error.
-    In order: tool:unknown:<name>, args:shape:args, args:<reason>,
-    tool:raised:<ExceptionType>, result:<reason>; else ok.
-    A name that is not a str, or not in TOOLS, is tool:unknown:<name>;
-    args that are not a dict are args:shape:args.
-    A name that is not a str may be spelled your way after tool:unknown:
-    (str(name) is one way): no tool has it, and nothing reads it.
-    Args that check_args refuses are args:<reason>, and the body is not run.
-    Any Exception from the body is tool:raised:<ExceptionType>.
-    <ExceptionType> names the exception's class: type(e).__name__ (KeyError),
-    or a dotted name that ends in it (Inventory.Down, builtins.KeyError).
-    KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError
-    are no Exception: the door lets them out.
-    A value that check_result refuses is result:<reason>.
+    The rules, as the grader judges them:
+
+    - 4.1 Returns exactly `{"ok": bool, "value": ..., "error": str | None}`. ok is True only
+      when every check passes: `{"ok": True, "value": value, "error": None}`. A failure has
+      value None and its reason as error.
+    - 4.2 A name that is not a str, or not in TOOLS, is `tool:unknown:<name>`; args that are not
+      a dict are `args:shape:args`. A name that is not a str may be spelled your way after
+      `tool:unknown:` (`str(name)` is one way): no tool has it, and nothing reads it.
+    - 4.3 Args that check_args refuses are `args:<reason>`, and the body is not run.
+    - 4.4 Any Exception from the body is `tool:raised:<ExceptionType>`. `<ExceptionType>` names
+      the exception's class: `type(e).__name__` (`KeyError`), or a dotted name that ends in it
+      (`Inventory.Down`, `builtins.KeyError`). KeyboardInterrupt, SystemExit, GeneratorExit and
+      asyncio.CancelledError are no Exception: the door lets them out.
+    - 4.5 A value that check_result refuses is `result:<reason>`.
+    - 4.6 In order: `tool:unknown:<name>`, `args:shape:args`, `args:<reason>`,
+      `tool:raised:<ExceptionType>`, `result:<reason>`; else ok.
     """
     # BEGIN SOLUTION
     if not isinstance(name, str) or name not in TOOLS:
@@ -393,19 +389,21 @@ def failure(reason: str) -> dict:
 def memo_key(name: str, args: dict) -> str | None:
     """name plus the args as sorted JSON; None when JSON cannot hold the args exactly.
 
-    Equal for args equal up to key order, nested too.
-    A str name and dict args JSON holds exactly always get a key, whatever their strs say.
-    Two different calls never share a key: 1, 1.0 and True give different keys,
-    and so do two tool names.
-    memo_key never raises: a name that is not a str, args that are not a dict
-    and ints of more than 14,000 bits may get None or a key of their own.
-    None when JSON cannot hold the args exactly: NaN and infinities, tuples,
-    sets, bytes and other objects, keys that are not str, and a list that holds
-    itself. An int of up to 14,000 bits gets a key.
     json.dumps would quietly turn a tuple into a list and a key 1 into "1", and
     collide; it writes NaN, which is no JSON; it cannot write a list that holds
     itself; and Python will not print an int of over 4300 digits. The space
     between the name and the JSON keeps ("t1", 2) apart from ("t", 12).
+
+    The rules, as the grader judges them:
+
+    - 5.1 Equal for args equal up to key order, nested too. A str name and dict args JSON holds
+      exactly always get a key, whatever their strs say.
+    - 5.2 Two different calls never share a key: 1, 1.0 and True give different keys, and so do
+      two tool names. memo_key never raises: a name that is not a str, args that are not a dict
+      and ints of more than 14,000 bits may get None or a key of their own.
+    - 5.3 None when JSON cannot hold the args exactly: NaN and infinities, tuples, sets, bytes
+      and other objects, keys that are not str, and a list that holds itself. An int of up to
+      14,000 bits gets a key. A call without a key is never remembered.
     """
     # BEGIN SOLUTION
     if not isinstance(name, str) or not is_json(args):
@@ -442,14 +440,17 @@ def is_json(value: Any) -> bool:
 def call_memo(name: str, args: dict, memo: dict) -> dict:
     """call_tool behind a memo: a hit returns the remembered envelope without running the body.
 
-    A hit returns the remembered envelope without running the body.
-    Only ok envelopes are remembered. A call without a key is never remembered.
-    A hit equals the envelope it remembers and is never the same object, so a
-    caller who changes a returned value cannot change what a later hit returns.
-    call_memo never raises: a value JSON cannot hold exactly (a set, a tuple, a
-    key 1, a list that holds itself) is not remembered, or remembered exactly.
-    Here each is kept as JSON text, loaded again on every hit, and only when
-    is_json holds its value.
+    Here each envelope is kept as JSON text, loaded again on every hit, and only
+    when is_json holds its value.
+
+    The rules, as the grader judges them:
+
+    - 5.4 A hit returns the remembered envelope without running the body.
+    - 5.5 Only ok envelopes are remembered.
+    - 5.6 A hit equals the envelope it remembers and is never the same object, so a caller who
+      changes a returned value cannot change what a later hit returns. call_memo never raises: a
+      value JSON cannot hold exactly (a set, a tuple, a key 1, a list that holds itself) is not
+      remembered, or remembered exactly.
     """
     # BEGIN SOLUTION
     key = memo_key(name, args)
@@ -504,21 +505,19 @@ def field_of(reason: str) -> str:
 
 
 # Each fix takes the state and returns the new {"tool"} and/or {"args"}, or
-# None when it cannot help after all.
-# FIXES maps args:allowed:region to use_default_region, args:range to
-# clamp_into_range, args:unknown to rename_or_drop and result:too_big to
-# switch_to_upgrade.
-# A fix changes only the field its reason names, and every other arg the caller
-# gave stays as it was: rename_or_drop renames onto a contract arg not given yet,
-# else drops the name; switch_to_upgrade returns None (or {"tool": None}) when the
-# tool has no upgrade, and never raises.
-# clamp_into_range sets the arg to min when it is below min, to max when it is
-# above max, an int of any size too; NaN is neither, so for NaN it may return
-# None, or set min, or max when there is no min.
-# use_default_region may instead return None (cannot help) where the contract's
-# allowed list has no DEFAULT_REGION.
-# A fix reads the field the reason names (field_of) as a top-level arg of the
-# contract: for a dotted field such as where.min_qty it finds none, and cannot help.
+# None when it cannot help after all. A fix reads the field the reason names
+# (field_of) as a top-level arg of the contract: for a dotted field such as
+# where.min_qty it finds none, and cannot help.
+#
+# The rules of FIXES, as the grader judges them:
+# - 6.8 FIXES maps args:allowed:region to use_default_region, args:range to clamp_into_range,
+#   args:unknown to rename_or_drop and result:too_big to switch_to_upgrade. A fix changes only
+#   the field its reason names, and every other arg the caller gave stays as it was:
+#   rename_or_drop renames onto a contract arg not given yet, else drops the name;
+#   switch_to_upgrade returns None (or `{"tool": None}`) when the tool has no upgrade, and never
+#   raises. clamp_into_range sets the arg to min when it is below min, to max when it is above
+#   max, an int of any size too; NaN is neither, so for NaN it may return None, or set min, or
+#   max when there is no min.
 # BEGIN SOLUTION
 def use_default_region(state: RunState) -> dict:
     return {"args": {**state["args"], "region": DEFAULT_REGION}}
@@ -647,8 +646,10 @@ def give_up(state: RunState) -> dict:
 def build_graph():
     """The compiled LangGraph: pick -> call -> (answer | fix -> call ... | give_up).
 
-    MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() compiles a
-    StateGraph with the nodes pick, call, fix, answer and give_up.
+    The rules, as the grader judges them:
+
+    - 6.1 MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() compiles a StateGraph
+      with the nodes pick, call, fix, answer and give_up.
     """
     # BEGIN SOLUTION
     graph = StateGraph(RunState, context_schema=RunContext)
@@ -669,27 +670,32 @@ def run(request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None
     """Run one request through the graph; return the final state. Never raises (but see picker).
 
     request is {"tool": name, "args": {...}}.
-    The state holds tool, args, result (the last envelope), reasons, path, attempts, status and answer.
-    A call that succeeds goes straight to answer: status "answered", one door call, through the memo run is given.
-    The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É
-    too, never escaped), and a value JSON cannot show (keys of mixed types, a list that holds
-    itself, an int of over 4,300 digits) is answered too.
-    A fix is looked up by the full reason, then by its <stage>:<check> prefix;
-    a fixable reason takes the fix edge and calls again.
-    A reason with no fix (result:empty above all) goes straight to give_up: one door call.
-    A reason that comes back, or a fix that cannot help, gives up: a fix cannot
-    help when it returns None (no upgrade) or when its field is not an arg of
-    the contract (a dotted field such as where.min_qty).
-    At most max_attempts door calls; max_attempts=0 makes none, and so does a negative one.
-    Any int is a limit: a run of max_attempts calls is never cut short, and a huge max_attempts
-    (2 ** 40) costs nothing until the calls are made.
-    A max_attempts that is not an int (True and False included) makes no call: the run gives up
-    at once (status "gave_up", attempts 0, answer None) with a reason that names max_attempts,
-    such as run:type:max_attempts.
-    picker(request) replaces the rules in pick: it is called once and must
-    return (tool, args), which go to the door as they are.
-    An exception out of the picker either goes out of run as it is, or ends the run gave_up
-    at once (attempts 0, answer None) with a reason that names its type, such as pick:raised:ValueError.
+
+    The rules, as the grader judges them:
+
+    - 6.2 A call that succeeds goes straight to answer: status "answered", one door call,
+      through the memo run is given. The answer is a sentence that shows the ok value's text as
+      it is (non-ASCII letters such as É too, never escaped), and a value JSON cannot show (keys
+      of mixed types, a list that holds itself, an int of over 4,300 digits) is answered too.
+    - 6.3 A fix is looked up by the full reason, then by its `<stage>:<check>` prefix; a fixable
+      reason takes the fix edge and calls again.
+    - 6.4 A reason with no fix (result:empty above all) goes straight to give_up: one door call.
+    - 6.5 A reason that comes back, or a fix that cannot help, gives up: a fix cannot help when
+      it returns None (no upgrade) or when its field is not an arg of the contract (a dotted
+      field such as where.min_qty). use_default_region may instead return None (cannot help)
+      where the contract's allowed list has no DEFAULT_REGION.
+    - 6.6 At most max_attempts door calls; max_attempts=0 makes none, and so does a negative
+      one. Any int is a limit: a run of max_attempts calls is never cut short, and a huge
+      max_attempts (2 ** 40) costs nothing until the calls are made. A max_attempts that is not
+      an int (True and False included) makes no call: the run gives up at once (status
+      "gave_up", attempts 0, answer None) with a reason that names max_attempts, such as
+      run:type:max_attempts.
+    - 6.7 The state holds tool, args, result (the last envelope), reasons, path, attempts,
+      status and answer.
+    - 6.9 picker(request) replaces the rules in pick: it is called once and must return (tool,
+      args), which go to the door as they are. An exception out of the picker either goes out of
+      run as it is, or ends the run gave_up at once (attempts 0, answer None) with a reason that
+      names its type, such as pick:raised:ValueError.
     """
     # BEGIN SOLUTION
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):

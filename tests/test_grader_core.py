@@ -368,6 +368,7 @@ def test_grade_cli_reports_failures_with_input_expected_got_hint_and_replay(tmp_
         "The smallest failing input",
         "expected: ",
         "got:      raised",
+        "The rule (04_door.ipynb): Any Exception from the body is `tool:raised:<ExceptionType>`.",
         "Hint: Wrap the call",
         f"replay: `.venv/bin/python -m grader grade {path} --seed 0 --only 4.4`",
         "TOOLS[",

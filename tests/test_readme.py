@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
+from agtool.rules import RULES, Rule
 from grader.kit.probing import Stage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,9 +71,11 @@ def test_the_check_keywords_it_names_are_what_stage_check_takes():
     assert named and named <= taken, named - taken
 
 
-def test_a_check_is_titled_by_its_docstring_and_cannot_go_without():
-    """As the section says: the docstring's first line is the title, the rest the hint."""
+def test_a_check_is_titled_by_its_docstring_and_cannot_go_without(monkeypatch):
+    """As the section says: the docstring's first line is the title, the rest the hint; the rule, rules.py's."""
     stage = Stage(number=9, probe=dict, show=repr, expect=repr, compare=lambda case, expected, seen: None)
+    for label in ("9.1", "9.2"):
+        monkeypatch.setitem(RULES, label, Rule("check_args", f"rule {label}"))
 
     @stage.check(number=1, points=1)
     def documented():
@@ -85,8 +88,11 @@ def test_a_check_is_titled_by_its_docstring_and_cannot_go_without():
 
     (check,) = stage.checks
     assert (check.title, check.hint, check.name) == ("the title a student sees", "the hint, on two lines", "documented")
+    assert check.rule.text == "rule 9.1"
     with pytest.raises(ValueError, match=r"check 9\.2 has no docstring"):
         stage.check(number=2, points=1)(lambda: st.just(0))
+    with pytest.raises(ValueError, match=r"check 9\.3 judges no rule: write it in agtool/rules.py first"):
+        stage.check(number=3, points=1)(documented)
 
 
 def test_the_markers_it_quotes_stand_in_the_student_module():

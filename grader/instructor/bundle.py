@@ -38,11 +38,17 @@ from grader.kit.report import Audience, write_atomically
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "gradescope"
 SETTINGS = "settings.json"
-# The lab's own modules beside the student's tools.py: what the grader imports (contract, syllabus)
+# The lab's own modules beside the student's tools.py: what the grader imports (contract, rules, syllabus)
 # and what a tools.py may (inventory, contract). Written out, not globbed, so a new agtool module is
 # shipped only when someone decides it runs on Gradescope; tests/test_bundle.py imports each of them
 # from the bundle alone.
-LAB_MODULES = ("agtool/__init__.py", "agtool/contract.py", "agtool/inventory.py", "agtool/syllabus.py")
+LAB_MODULES = (
+    "agtool/__init__.py",
+    "agtool/contract.py",
+    "agtool/inventory.py",
+    "agtool/rules.py",
+    "agtool/syllabus.py",
+)
 NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template)/")
 # What runs on Gradescope: the grader (tqdm comes with classroom.py, whose find_tools
 # it shares; pyseccomp is the sandbox's filter), and what a student's tools.py imports.

@@ -30,6 +30,7 @@ import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
 from hypothesis import strategies as st
 
+from agtool.rules import RULES, Rule
 from grader.kit.errors import SessionDied
 
 if TYPE_CHECKING:  # a type only: importing session here (it imports trusted, the oracle, the checks) is a cycle
@@ -89,11 +90,15 @@ class Check:
     name: str = ""  # the function that registered it: what other checks name in `needs`
     needs: tuple[str, ...] = ()
     always: tuple = ()  # cases tried under every seed, before the drawn ones: the lesson's incidents
-    spec: tuple[str, ...] = ()  # the sentences of the notebook and of tools.py that this check judges
 
     @property
     def label(self) -> str:
         return f"{self.stage}.{self.number}"
+
+    @property
+    def rule(self) -> Rule:
+        """What this check judges, as the notebook and agtool/tools.py state it (agtool/rules.py)."""
+        return RULES[self.label]
 
     def judge(self, case: Any, observation: dict) -> Mismatch | None:
         return self.compare(case, self.expect(case), observation)
@@ -126,13 +131,13 @@ class Stage:
         expect: Callable | None = None,
         compare: Callable | None = None,
         show: Callable | None = None,
-        spec: tuple[str, ...] = (),
     ):
         """Register the decorated function: it returns the strategy of cases; its docstring's first
         line is the title a student sees, the rest the hint that names the lesson's pitfall.
 
         probe, expect, compare and show default to the stage's own. `number` is written out, never
-        counted: a replay label ("2.3") and the public probes stay the same when checks move.
+        counted: a replay label ("2.3") and the public probes stay the same when checks move. The
+        rule the check judges is agtool/rules.py's under that label, and a check without one is refused.
         """
 
         def register(cases: Callable[[], st.SearchStrategy]):
@@ -141,6 +146,8 @@ class Stage:
                 raise ValueError(f"check {self.number}.{number} has no docstring: its first line is the title shown")
             title, _, hint = doc.partition("\n\n")
             known = {check.name: check for check in self.checks}
+            if f"{self.number}.{number}" not in RULES:
+                raise ValueError(f"check {self.number}.{number} judges no rule: write it in agtool/rules.py first")
             if any(check.number == number for check in self.checks):
                 raise ValueError(f"stage {self.number}: two checks numbered {number}")
             unknown = [need for need in needs if need not in known]
@@ -162,7 +169,6 @@ class Stage:
                     show=show or self.show,
                     needs=needs,
                     always=always,
-                    spec=spec,
                 )
             )
             return cases

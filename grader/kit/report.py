@@ -109,7 +109,15 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
             f"got:      {_cut(failure.got, limit)}",
             "```",
         ]
-    lines += ["", f"Hint: {check.hint}", "", audience.replay(grade, check)]
+    notebook = LESSONS[check.stage].notebook
+    lines += [
+        "",
+        f"The rule ({notebook}): {check.rule.text}",
+        "",
+        f"Hint: {check.hint}",
+        "",
+        audience.replay(grade, check),
+    ]
     return "\n".join(lines)
 
 

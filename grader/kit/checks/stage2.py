@@ -714,46 +714,8 @@ INCIDENTS = {
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-SPEC = {
-    1: ("check_args reads TOOLS[name] when it is called, and returns None when args meet its contract.",),
-    2: (
-        "Every name in args that the contract does not have is unknown:<name>, even a name that is not a str: "
-        "{1: 2} gives unknown:1.",
-        'Inside a dict arg too: {"where": {1: 2}} gives unknown:where.1. After unknown: a name that is not a '
-        "str may be spelled your way (str(name) is one way), so long as it names no field of the contract.",
-    ),
-    3: (
-        "A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an absent "
-        "optional arg is fine, and a present arg is never missing, even when its value is None, 0, False or an "
-        "empty str.",
-    ),
-    4: (
-        "bool never passes for int or float (bool is an int in Python!); an int passes for float; any lets every "
-        "value through.",
-    ),
-    5: (
-        "Both bounds are inclusive, and NaN is outside every range that has a bound; a float arg with no min "
-        "and no max lets NaN through.",
-        "An int too big for a float, such as 10 ** 400, is compared as it is: above max it is range:<arg>, "
-        "and it never makes check_args raise.",
-    ),
-    6: ("A value that is not in the arg's allowed list is allowed:<arg>.",),
-    7: (
-        "Inside a nested arg the field is a dotted path: type:filter.color.",
-        "An item of a list arg, at any depth, is named by its list: range:points.",
-        "Every rule of the item spec holds for each item, allowed too: allowed:skus.",
-        "Naming the item's position as well (range:points.1, range:points[1]) is right too: stage 6 fixes "
-        "only top-level args, so nothing reads what follows the list's name.",
-    ),
-    8: (
-        "When several checks fail, any one of their reasons is right (None is not), but a name the contract "
-        "does not have comes first: a misspelt arg is missing too, and stage 6 can rename the misspelling "
-        "(args:unknown) where it has no fix for args:missing.",
-    ),
-}
 
-
-@STAGE.check(number=1, spec=SPEC[1], points=3, examples=4, always=INCIDENTS["good"])
+@STAGE.check(number=1, points=3, examples=4, always=INCIDENTS["good"])
 def accepts_good_args():
     """check_args returns None for args that meet the contract, reading TOOLS[name]
 
@@ -763,7 +725,7 @@ def accepts_good_args():
     return cases()
 
 
-@STAGE.check(number=2, spec=SPEC[2], points=3, examples=4, always=INCIDENTS["unknown"])
+@STAGE.check(number=2, points=3, examples=4, always=INCIDENTS["unknown"])
 def refuses_unknown_names():
     """check_args refuses a name the contract does not have, even one that is not a str: unknown:<arg>
 
@@ -773,7 +735,7 @@ def refuses_unknown_names():
     return cases("unknown")
 
 
-@STAGE.check(number=3, spec=SPEC[3], points=2, examples=4, always=INCIDENTS["missing"])
+@STAGE.check(number=3, points=2, examples=4, always=INCIDENTS["missing"])
 def refuses_missing_args():
     """check_args refuses an absent required arg (missing:<arg>); an absent optional arg, or a present None, 0, False or "", is not missing
 
@@ -784,7 +746,7 @@ def refuses_missing_args():
     return cases("missing")
 
 
-@STAGE.check(number=4, spec=SPEC[4], points=4, examples=4, always=INCIDENTS["type"])
+@STAGE.check(number=4, points=4, examples=4, always=INCIDENTS["type"])
 def refuses_wrong_types():
     """check_args refuses a value of the wrong type (bool is never an int or a float) and lets an int pass for a float: type:<arg>
 
@@ -794,7 +756,7 @@ def refuses_wrong_types():
     return cases("type")
 
 
-@STAGE.check(number=5, spec=SPEC[5], points=3, examples=4, always=INCIDENTS["range"])
+@STAGE.check(number=5, points=3, examples=4, always=INCIDENTS["range"])
 def refuses_out_of_range():
     """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
 
@@ -804,7 +766,7 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(number=6, spec=SPEC[6], points=2, examples=4, always=INCIDENTS["allowed"])
+@STAGE.check(number=6, points=2, examples=4, always=INCIDENTS["allowed"])
 def refuses_values_not_allowed():
     """check_args refuses a value not in allowed: allowed:<arg>
 
@@ -813,7 +775,7 @@ def refuses_values_not_allowed():
     return cases("allowed")
 
 
-@STAGE.check(number=7, spec=SPEC[7], points=2, examples=4, always=INCIDENTS["nested"])
+@STAGE.check(number=7, points=2, examples=4, always=INCIDENTS["nested"])
 def checks_inside_nested_args():
     """check_args checks inside dict args (properties) and list args (items, items of items), naming the field by its dotted path
 
@@ -824,7 +786,7 @@ def checks_inside_nested_args():
     return nested()
 
 
-@STAGE.check(number=8, spec=SPEC[8], points=1, examples=4, always=INCIDENTS["mixed"])
+@STAGE.check(number=8, points=1, examples=4, always=INCIDENTS["mixed"])
 def names_a_real_failure():
     """check_args names a check that really fails when several do
 

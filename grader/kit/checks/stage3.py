@@ -522,44 +522,8 @@ INCIDENTS = {  # in each, the smallest first: the first failing value is the one
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-SPEC = {
-    1: (
-        "check_result reads TOOLS[name] when it is called, and returns None when value meets its returns spec.",
-        "Keys the spec does not mention are allowed.",
-    ),
-    2: ("A value that is not a dict is shape:result.",),
-    3: (
-        "A key of the spec that is missing, or a value of the wrong type, is shape:<key>: True is not an int, "
-        "4.0 is not an int, an int is a fine float (total=10 passes), and an any key takes every type.",
-    ),
-    4: (
-        "An empty list, dict or str is empty:<key> unless the spec says allow_empty=True, in an any key too; "
-        "0, False and None are not empty.",
-    ),
-    5: ("A list longer than max_len is too_big:<key>; exactly max_len items pass.",),
-    6: (
-        "A number outside min..max is range:<key> (both bounds inclusive), NaN too; a float key with no min "
-        "and no max lets NaN through, and so does an any key.",
-        "An int too big for a float, such as 10 ** 400, is compared as it is: outside min..max it is "
-        "range:<key>, and it never makes check_result raise.",
-    ),
-    7: (
-        "Every item of a list with items is checked against the item specs, items of items too, and the "
-        "field is its dotted path: range:rows.qty; an item that is not a dict is shape:<key>.",
-        "Naming the item's position as well (range:rows.1.qty, range:rows[1].qty) is right too: no later "
-        "stage reads what follows the list's name.",
-    ),
-    8: (
-        "check_result never raises: a set, bytes, an object or a dict with int keys where a key's value "
-        "should be still gets None or a reason.",
-        "A value that breaks a rule never gets None, whatever another key holds: beside a value whose == "
-        "raises, a reason or that TypeError is right (the door refuses either), None is not: an except that "
-        "answers None passes what it could not check.",
-    ),
-}
 
-
-@STAGE.check(number=1, spec=SPEC[1], points=4, examples=4, always=INCIDENTS["good"])
+@STAGE.check(number=1, points=4, examples=4, always=INCIDENTS["good"])
 def accepts_good_values():
     """check_result returns None for a value that meets the returns spec, extra keys and all
 
@@ -569,7 +533,7 @@ def accepts_good_values():
     return cases()
 
 
-@STAGE.check(number=2, spec=SPEC[2], points=2, examples=4, always=INCIDENTS["not a dict"])
+@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["not a dict"])
 def refuses_non_dicts():
     """check_result says shape:result for a value that is not a dict
 
@@ -578,7 +542,7 @@ def refuses_non_dicts():
     return not_dicts()
 
 
-@STAGE.check(number=3, spec=SPEC[3], points=3, examples=4, always=INCIDENTS["shape"])
+@STAGE.check(number=3, points=3, examples=4, always=INCIDENTS["shape"])
 def refuses_wrong_shapes():
     """check_result says shape:<key> for a missing key or a value of the wrong type, and lets an int pass for a float
 
@@ -588,7 +552,7 @@ def refuses_wrong_shapes():
     return cases("shape")
 
 
-@STAGE.check(number=4, spec=SPEC[4], points=3, examples=4, always=INCIDENTS["empty"])
+@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["empty"])
 def refuses_empty_values():
     """check_result says empty:<key> for an empty list, dict or str (an any key's too) unless allow_empty, and only for those
 
@@ -598,7 +562,7 @@ def refuses_empty_values():
     return cases("empty")
 
 
-@STAGE.check(number=5, spec=SPEC[5], points=2, examples=4, always=INCIDENTS["too_big"])
+@STAGE.check(number=5, points=2, examples=4, always=INCIDENTS["too_big"])
 def refuses_long_lists():
     """check_result says too_big:<key> for a list longer than max_len, and passes exactly max_len
 
@@ -607,7 +571,7 @@ def refuses_long_lists():
     return cases("too_big")
 
 
-@STAGE.check(number=6, spec=SPEC[6], points=2, examples=4, always=INCIDENTS["range"])
+@STAGE.check(number=6, points=2, examples=4, always=INCIDENTS["range"])
 def refuses_out_of_range():
     """check_result says range:<key> for a number outside min..max (both inclusive), NaN too where there is a bound
 
@@ -617,7 +581,7 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(number=7, spec=SPEC[7], points=3, examples=4, always=INCIDENTS["items"])
+@STAGE.check(number=7, points=3, examples=4, always=INCIDENTS["items"])
 def checks_every_item():
     """check_result checks each item of a list against items, items of items too, naming the dotted path (range:rows.qty)
 
@@ -627,9 +591,7 @@ def checks_every_item():
     return bad_items()
 
 
-@STAGE.check(
-    number=8, spec=SPEC[8], points=1, examples=4, **without_oracle(judge_never_raises), always=INCIDENTS["odd"]
-)
+@STAGE.check(number=8, points=1, examples=4, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
 def never_raises():
     """check_result answers None or a reason, never an exception, when a key's value is a set, bytes, an object or a dict with int keys
 

@@ -497,34 +497,6 @@ INCIDENTS = {
         ),
     ),
 }
-SPEC = {
-    "form": 'Returns exactly {"ok": bool, "value": ..., "error": str | None}.',
-    "ok": 'ok is True only when every check passes: {"ok": True, "value": value, "error": None}.',
-    "failure value": "A failure has value None and its reason as error.",
-    "unknown": (
-        "A name that is not a str, or not in TOOLS, is tool:unknown:<name>; args that are not a dict "
-        "are args:shape:args."
-    ),
-    "odd name": (
-        "A name that is not a str may be spelled your way after tool:unknown: (str(name) is one way): "
-        "no tool has it, and nothing reads it."
-    ),
-    "bad args": "Args that check_args refuses are args:<reason>, and the body is not run.",
-    "raise": "Any Exception from the body is tool:raised:<ExceptionType>.",
-    "let out": (
-        "KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are no Exception: the door "
-        "lets them out."
-    ),
-    "class name": (
-        "<ExceptionType> names the exception's class: type(e).__name__ (KeyError), or a dotted name that ends "
-        "in it (Inventory.Down, builtins.KeyError)."
-    ),
-    "result": "A value that check_result refuses is result:<reason>.",
-    "order": (
-        "In order: tool:unknown:<name>, args:shape:args, args:<reason>, tool:raised:<ExceptionType>, "
-        "result:<reason>; else ok."
-    ),
-}
 
 
 # ── the checks ───────────────────────────────────────────────────────────────
@@ -544,7 +516,6 @@ def ok_or_failing(d) -> Case:
     examples=6,
     always=INCIDENTS["form"],
     compare=compare_with(form_problem),
-    spec=(SPEC["form"], SPEC["ok"], SPEC["failure value"]),
 )
 def answers_ok():
     """call_tool returns exactly {ok, value, error}: ok with the body's value when every check passes, value None on a failure
@@ -555,7 +526,7 @@ def answers_ok():
     return ok_or_failing()
 
 
-@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"], spec=(SPEC["unknown"], SPEC["odd name"]))
+@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"])
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
@@ -565,7 +536,7 @@ def refuses_unknown_tools():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown tool", "args not a dict")))
 
 
-@STAGE.check(number=3, points=3, examples=4, always=INCIDENTS["bad args"], spec=(SPEC["bad args"],))
+@STAGE.check(number=3, points=3, examples=4, always=INCIDENTS["bad args"])
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
@@ -579,7 +550,6 @@ def refuses_bad_args_without_running():
     points=3,
     examples=4,
     always=INCIDENTS["raise"],
-    spec=(SPEC["raise"], SPEC["class name"], SPEC["let out"]),
 )
 def catches_exceptions():
     """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets every BaseException that is no Exception out
@@ -591,7 +561,7 @@ def catches_exceptions():
     return cases("raise", ("ok",))
 
 
-@STAGE.check(number=5, points=3, examples=4, always=INCIDENTS["bad result"], spec=(SPEC["result"],))
+@STAGE.check(number=5, points=3, examples=4, always=INCIDENTS["bad result"])
 def checks_results():
     """call_tool checks the result: result:<reason> for a value check_result refuses
 
@@ -600,7 +570,7 @@ def checks_results():
     return cases("bad result", ("ok",))
 
 
-@STAGE.check(number=6, points=1, examples=3, always=INCIDENTS["order"], spec=(SPEC["order"],))
+@STAGE.check(number=6, points=1, examples=3, always=INCIDENTS["order"])
 def checks_in_order():
     """call_tool checks the name first: an unknown name is tool:unknown:<name> whatever the args
 

@@ -680,24 +680,6 @@ INCIDENTS = {
         )
     ),
 }
-SPEC = {
-    "equal": "Equal for args equal up to key order, nested too.",
-    "a key": "A str name and dict args JSON holds exactly always get a key, whatever their strs say.",
-    "different": "Two different calls never share a key: 1, 1.0 and True give different keys, and so do two "
-    "tool names.",
-    "never raises": "memo_key never raises: a name that is not a str, args that are not a dict and ints of more "
-    "than 14,000 bits may get None or a key of their own.",
-    "no key": "None when JSON cannot hold the args exactly: NaN and infinities, tuples, sets, bytes and other "
-    "objects, keys that are not str, and a list that holds itself.",
-    "int limit": "An int of up to 14,000 bits gets a key.",
-    "never kept": "A call without a key is never remembered.",
-    "hit": "A hit returns the remembered envelope without running the body.",
-    "ok only": "Only ok envelopes are remembered.",
-    "copy": "A hit equals the envelope it remembers and is never the same object, so a caller who changes a "
-    "returned value cannot change what a later hit returns.",
-    "exact": "call_memo never raises: a value JSON cannot hold exactly (a set, a tuple, a key 1, a list that "
-    "holds itself) is not remembered, or remembered exactly.",
-}
 
 
 # ── the checks ───────────────────────────────────────────────────────────────
@@ -708,7 +690,7 @@ _GOOD = (("good",),)
 _FAILING = (("raise",), ("bad result",), ("raise", "good"), ("bad result", "good"), ("raise", "raise", "good"))
 
 
-@STAGE.check(number=1, points=3, examples=5, always=INCIDENTS["equal"], spec=(SPEC["equal"], SPEC["a key"]), **_KEYS)
+@STAGE.check(number=1, points=3, examples=5, always=INCIDENTS["equal"], **_KEYS)
 def keys_ignore_key_order():
     """memo_key gives equal keys (str) for args equal up to key order, nested too, whatever their strs say ("NaN-1" too)
 
@@ -723,7 +705,6 @@ def keys_ignore_key_order():
     points=3,
     examples=5,
     always=INCIDENTS["different"],
-    spec=(SPEC["different"], SPEC["never raises"]),
     **_KEYS,
 )
 def keys_tell_args_apart():
@@ -743,7 +724,6 @@ def keys_tell_args_apart():
     probe=probe_unholdable,
     show=show_unholdable,
     always=INCIDENTS["unholdable"],
-    spec=(SPEC["no key"], SPEC["int limit"], SPEC["never kept"]),
     **without_oracle(judge_unholdable),
 )
 def no_key_for_unholdable_args():
@@ -756,7 +736,7 @@ def no_key_for_unholdable_args():
     return unholdable()
 
 
-@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["repeated"], spec=(SPEC["hit"],))
+@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["repeated"])
 def repeated_call_runs_once():
     """call_memo runs a repeated call's body once and returns the same envelope every time
 
@@ -770,7 +750,6 @@ def repeated_call_runs_once():
     points=2,
     examples=4,
     always=INCIDENTS["failing"],
-    spec=(SPEC["ok only"],),
     compare=functools.partial(compare, runs="misses"),
 )
 def failures_are_not_remembered():
@@ -786,7 +765,6 @@ def failures_are_not_remembered():
     points=2,
     examples=4,
     always=INCIDENTS["changed"] + INCIDENTS["odd"],
-    spec=(SPEC["copy"], SPEC["exact"]),
     compare=functools.partial(compare, runs="none"),
 )
 def changes_do_not_leak():

@@ -551,42 +551,6 @@ CANNOT_HELP = (
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
-SPEC = {
-    "constants": 'MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() compiles a StateGraph with the '
-    "nodes pick, call, fix, answer and give_up.",
-    "answers": 'A call that succeeds goes straight to answer: status "answered", one door call, through the memo '
-    "run is given.",
-    "answer text": "The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É "
-    "too, never escaped), and a value JSON cannot show (keys of mixed types, a list that holds "
-    "itself, an int of over 4,300 digits) is answered too.",
-    "fixes": "A fix is looked up by the full reason, then by its <stage>:<check> prefix; a fixable reason takes "
-    "the fix edge and calls again.",
-    "gives up": "A reason with no fix (result:empty above all) goes straight to give_up: one door call.",
-    "cannot help": "A reason that comes back, or a fix that cannot help, gives up: a fix cannot help when it "
-    "returns None (no upgrade) or when its field is not an arg of the contract (a dotted field "
-    "such as where.min_qty).",
-    "region choice": "use_default_region may instead return None (cannot help) where the contract's allowed list "
-    "has no DEFAULT_REGION.",
-    "limit": "At most max_attempts door calls; max_attempts=0 makes none, and so does a negative one.",
-    "long runs": "Any int is a limit: a run of max_attempts calls is never cut short, and a huge max_attempts "
-    "(2 ** 40) costs nothing until the calls are made.",
-    "odd limit": "A max_attempts that is not an int (True and False included) makes no call: the run gives up "
-    'at once (status "gave_up", attempts 0, answer None) with a reason that names max_attempts, such as '
-    "run:type:max_attempts.",
-    "state": "The state holds tool, args, result (the last envelope), reasons, path, attempts, status and answer.",
-    "fix table": "FIXES maps args:allowed:region to use_default_region, args:range to clamp_into_range, "
-    "args:unknown to rename_or_drop and result:too_big to switch_to_upgrade.",
-    "fix changes": "A fix changes only the field its reason names, and every other arg the caller gave stays as "
-    "it was: rename_or_drop renames onto a contract arg not given yet, else drops the name; "
-    'switch_to_upgrade returns None (or {"tool": None}) when the tool has no upgrade, and never raises.',
-    "clamp": "clamp_into_range sets the arg to min when it is below min, to max when it is above max, an int of "
-    "any size too; NaN is neither, so for NaN it may return None, or set min, or max when there is no min.",
-    "picker": "picker(request) replaces the rules in pick: it is called once and must return (tool, args), "
-    "which go to the door as they are.",
-    "picker raises": "An exception out of the picker either goes out of run as it is, or ends the run gave_up "
-    "at once (attempts 0, answer None) with a reason that names its type, such as pick:raised:ValueError.",
-}
-
 
 @dataclass(frozen=True)
 class Setup:
@@ -713,7 +677,6 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     expect=expect_walks,
     compare=compare_setup,
     show=lambda case: show_table(graph_table(case)),
-    spec=(SPEC["constants"],),
 )
 def constants_and_graph():
     """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", and run walks build_graph()'s graph: pick, call, fix, answer, give_up
@@ -725,7 +688,7 @@ def constants_and_graph():
     return st.builds(Setup, st.text(TOKEN_LETTERS, min_size=12, max_size=12).filter(lambda token: len(set(token)) > 1))
 
 
-@STAGE.check(number=2, points=2, examples=3, always=INCIDENTS["answers"], spec=(SPEC["answers"], SPEC["answer text"]))
+@STAGE.check(number=2, points=2, examples=3, always=INCIDENTS["answers"])
 def answers():
     """run answers a request whose call succeeds, one door call, through the memo it is given
 
@@ -735,7 +698,7 @@ def answers():
     return worlds((), "good", None, limits=st.sampled_from([None, 1, 2, 4]), runs=3)
 
 
-@STAGE.check(number=3, points=3, examples=5, always=INCIDENTS["fixes"], spec=(SPEC["fixes"],))
+@STAGE.check(number=3, points=3, examples=5, always=INCIDENTS["fixes"])
 def fixes_what_it_can():
     """run fixes what FIXES fix (region, range, misspelt or invented names, too_big), by full reason, then by prefix
 
@@ -756,7 +719,7 @@ def fixes_what_it_can():
     )
 
 
-@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["gives up"], spec=(SPEC["gives up"],))
+@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["gives up"])
 def gives_up_at_once():
     """run gives up at once on a reason it cannot fix (result:empty above all): one door call, one body run at most
 
@@ -803,7 +766,6 @@ def compare_repeats(case: Case, expected: list, observation: dict) -> Mismatch |
     examples=3,
     always=INCIDENTS["repeats"] + CANNOT_HELP,
     compare=compare_repeats,
-    spec=(SPEC["cannot help"], SPEC["region choice"]),
 )
 def gives_up_on_repeats():
     """run gives up when the same reason comes back, or when the fix cannot help (no upgrade, a dotted field)
@@ -882,7 +844,6 @@ LIMIT_HINTS = {
     examples=3,
     always=INCIDENTS["limit"] + INCIDENTS["odd limits"],
     compare=compare_limit,
-    spec=(SPEC["limit"], SPEC["odd limit"], SPEC["long runs"]),
 )
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default); one that is not an int makes none
@@ -973,7 +934,6 @@ def odd_or_not(d) -> Case:
     expect=attempt_limits,
     compare=compare_state,
     always=(Case(stock("good", None).table, tuple((req, {}, False) for req in _ODD_REQUESTS)),),
-    spec=(SPEC["state"],),
 )
 def keeps_the_state():
     """run returns the state (tool, args, result, reasons, path, attempts, status, answer); odd requests too
@@ -1206,7 +1166,6 @@ SOME_FIXES = st.lists(st.one_of(RANGE_CALLS, UNKNOWN_CALLS), min_size=1, max_siz
     compare=compare_fixes,
     show=lambda case: "",
     always=(FIX_CASES,),
-    spec=(SPEC["fix table"], SPEC["fix changes"], SPEC["clamp"]),
 )
 def fixes_table():
     """each fix in FIXES, called alone with a state, gives the change the spec says (run not needed)
@@ -1244,7 +1203,7 @@ PICKS = (
 )
 
 
-@STAGE.check(number=9, points=2, examples=1, always=PICKS, spec=(SPEC["picker"], SPEC["picker raises"]))
+@STAGE.check(number=9, points=2, examples=1, always=PICKS)
 def uses_the_picker():
     """run(request, picker=...) calls picker(request) once instead of the rules; its exception leaves run or ends it
 
