@@ -447,6 +447,29 @@ def test_a_child_dies_with_its_zygote_even_after_it_changed_uid(box):
     assert gone(child) or _zombie(child)
 
 
+@pytest.mark.source("""
+    import os
+    def pid():
+        return os.getpid()
+""")
+def test_a_child_gone_with_its_zygote_between_two_requests_is_the_graders_failure(box):
+    """Its channel is at its end before the next request: that is no frame sent unasked for (the
+    student's), but the zygote's death (the grader's), and the grade is done again from the start."""
+    import time
+
+    from grader.kit.errors import GraderError
+
+    child = call(box, "pid")["value"]
+    box._zygote.process.kill()
+    box._zygote.process.wait()
+    for _ in range(100):
+        if gone(child) or _zombie(child):
+            break
+        time.sleep(0.05)
+    with pytest.raises(GraderError, match="zygote ended"):
+        call(box, "pid")
+
+
 def _children(pid: int) -> set[int]:
     found: set[int] = set()
     for task in os.listdir(f"/proc/{pid}/task"):

@@ -261,8 +261,9 @@ class SandboxSession:
         exchange = Exchange(req)
         deadline = min(time.monotonic() + self.limits.answer_seconds, self._stage_deadline)
         try:
-            if select.select([self._from_child], [], [], 0)[0]:  # frames of an earlier request, unasked for
-                raise ChannelBroken("the submission's process sent more outcomes than it was asked for")
+            if select.select([self._from_child], [], [], 0)[0]:  # frames unasked for, or the channel's end
+                # An end is a death (its zygote's, on a loaded machine, is the grader's): _death_or tells.
+                raise self._death_or(ChannelBroken("the submission's process sent more outcomes than it was asked for"))
             self._write(frame(exchange.for_child), deadline)
             while not exchange.done:
                 message = self._read_frame(deadline)
