@@ -197,6 +197,14 @@ def test_a_seed_fixes_the_draws_and_another_seed_draws_others(only):
     assert _draws(1, only) != _draws(2, only)
 
 
+def test_a_check_of_fixed_cases_alone_asks_each_once_under_every_seed():
+    """6.9's picker table is fixed (examples=0): each row is asked once, and no draw repeats one."""
+    (check,) = [check for check in STAGES[6].checks if check.label == "6.9"]
+    assert check.examples == 0
+    for seed in (1, 2):
+        assert _draws(seed, "6.9") == [check.probe(case) for case in check.always]
+
+
 def test_the_draws_come_from_the_seed_alone_not_from_what_the_process_imported(tmp_path, monkeypatch):
     """Hypothesis draws literal constants of the process's local modules too: a student's own module, loaded
     by check() in a notebook, or whatever the grading process imported first, would change the draws."""

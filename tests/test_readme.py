@@ -74,7 +74,7 @@ def test_the_check_keywords_it_names_are_what_stage_check_takes():
 def test_a_check_is_titled_by_its_docstring_and_cannot_go_without(monkeypatch):
     """As the section says: the docstring's first line is the title, the rest the hint; the rule, rules.py's."""
     stage = Stage(number=9, probe=dict, show=repr, expect=repr, compare=lambda case, expected, seen: None)
-    for label in ("9.1", "9.2"):
+    for label in ("9.1", "9.2", "9.4"):
         monkeypatch.setitem(RULES, label, Rule("check_args", f"rule {label}"))
 
     @stage.check(number=1, points=1)
@@ -93,6 +93,8 @@ def test_a_check_is_titled_by_its_docstring_and_cannot_go_without(monkeypatch):
         stage.check(number=2, points=1)(lambda: st.just(0))
     with pytest.raises(ValueError, match=r"check 9\.3 judges no rule: write it in agtool/rules.py first"):
         stage.check(number=3, points=1)(documented)
+    with pytest.raises(ValueError, match=r"check 9\.4 has no cases: examples=0 needs always="):
+        stage.check(number=4, points=1, examples=0)(documented)
 
 
 def test_the_markers_it_quotes_stand_in_the_student_module():

@@ -136,7 +136,8 @@ class Stage:
         line is the title a student sees, the rest the hint that names the lesson's pitfall.
 
         probe, expect, compare and show default to the stage's own. `number` is written out, never
-        counted: a replay label ("2.3") and the public probes stay the same when checks move. The
+        counted: a replay label ("2.3") and the public probes stay the same when checks move.
+        examples=0: the fixed cases (always) are the check's whole table, and nothing is drawn. The
         rule the check judges is agtool/rules.py's under that label, and a check without one is refused.
         """
 
@@ -148,6 +149,8 @@ class Stage:
             known = {check.name: check for check in self.checks}
             if f"{self.number}.{number}" not in RULES:
                 raise ValueError(f"check {self.number}.{number} judges no rule: write it in agtool/rules.py first")
+            if examples == 0 and not always:
+                raise ValueError(f"check {self.number}.{number} has no cases: examples=0 needs always=")
             if any(check.number == number for check in self.checks):
                 raise ValueError(f"stage {self.number}: two checks numbered {number}")
             unknown = [need for need in needs if need not in known]
@@ -384,6 +387,8 @@ def _every_case(check: Check, seed: int, scale: float, probe_once: Callable[[Any
 
 def _draw(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> None:
     """Hypothesis's cases of the check, seeded, shrunk after the first failure (probe_once counts them)."""
+    if not check.examples:  # the fixed cases are the check's whole table: a draw could only repeat one
+        return
     test = hypothesis.settings(
         max_examples=max(1, round(check.examples * scale)),
         database=None,

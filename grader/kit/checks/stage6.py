@@ -1203,11 +1203,11 @@ PICKS = (
 )
 
 
-@STAGE.check(number=9, points=2, examples=1, always=PICKS)
+@STAGE.check(number=9, points=2, examples=0, always=PICKS)
 def uses_the_picker():
     """run(request, picker=...) calls picker(request) once instead of the rules; its exception leaves run or ends it
 
     In pick, use runtime.context.picker when there is one (pick_by_rules otherwise). Whatever it raises
     either goes out of run, or ends the run gave_up at once with a reason that names the exception's type.
     """
-    return st.just(PICKS[0])
+    return st.nothing()  # the picker's table of answers is fixed: PICKS holds every row of it
