@@ -7,6 +7,7 @@ functions do what a hostile student would, and calls them through a real Sandbox
 import math
 import os
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import grader as grader_package
 from grader.instructor.sandbox import landlock
 from grader.instructor.sandbox import session as session_module
 from grader.instructor.sandbox.confine import Layers
-from grader.kit.errors import ChannelBroken, Crashed, SessionDied, TimedOut
+from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
 from tests.sandboxing import call, gone, sandbox_processes, session, submission, uid_of
 
 pytestmark = pytest.mark.grader
@@ -428,6 +429,16 @@ def test_the_grader_package_of_the_repository_is_what_the_zygote_imports():
     assert Path(grader_package.__file__).resolve().parents[1] == ROOT
 
 
+def _kill_the_zygote(box, child: int) -> None:
+    """Kill the zygote of box, and wait (5 s at most) for its child to die with it."""
+    box._zygote.process.kill()
+    box._zygote.process.wait()
+    for _ in range(100):
+        if gone(child) or _zombie(child):
+            break
+        time.sleep(0.05)
+
+
 @pytest.mark.source("""
     import os
     def pid():
@@ -435,15 +446,8 @@ def test_the_grader_package_of_the_repository_is_what_the_zygote_imports():
 """)
 def test_a_child_dies_with_its_zygote_even_after_it_changed_uid(box):
     # A change of uid clears the parent-death signal; the child sets it again after it.
-    import time
-
     child = call(box, "pid")["value"]
-    box._zygote.process.kill()
-    box._zygote.process.wait()
-    for _ in range(100):
-        if gone(child) or _zombie(child):
-            break
-        time.sleep(0.05)
+    _kill_the_zygote(box, child)
     assert gone(child) or _zombie(child)
 
 
@@ -455,17 +459,8 @@ def test_a_child_dies_with_its_zygote_even_after_it_changed_uid(box):
 def test_a_child_gone_with_its_zygote_between_two_requests_is_the_graders_failure(box):
     """Its channel is at its end before the next request: that is no frame sent unasked for (the
     student's), but the zygote's death (the grader's), and the grade is done again from the start."""
-    import time
-
-    from grader.kit.errors import GraderError
-
     child = call(box, "pid")["value"]
-    box._zygote.process.kill()
-    box._zygote.process.wait()
-    for _ in range(100):
-        if gone(child) or _zombie(child):
-            break
-        time.sleep(0.05)
+    _kill_the_zygote(box, child)
     with pytest.raises(GraderError, match="zygote ended"):
         call(box, "pid")
 
