@@ -90,6 +90,40 @@ def test_a_broken_submission_is_graded_on_the_bundles_seed_which_no_student_sees
     assert [test["output"] for test in results["tests"]] == [test["output"] for test in expected["tests"]]
 
 
+def test_a_failed_checks_hidden_input_is_shown_after_the_due_date_and_its_score_at_once(bundle, tmp_path):
+    """Gradescope shows each check's title, score and pass or fail at once; the smallest failing hidden
+    input, with expected and got, goes in a 0-point entry of its own, shown after the due date."""
+    root = autograder(bundle, tmp_path, {"tools.py": BROKEN})
+    done, results = run_autograder(root)
+    assert done.returncode == 0, done.stderr
+    scored = [test for test in results["tests"] if test["max_score"] > 0]
+    inputs = [test for test in results["tests"] if test["max_score"] == 0]
+    assert {test["visibility"] for test in scored} == {"visible"}
+    assert sum(test["score"] for test in scored) == results["score"] < 100
+    failed = [test["number"] for test in scored if test["status"] == "failed"]
+    assert failed and [test["number"] for test in inputs] == failed
+    for test in scored:
+        assert "expected:" not in test["output"] and "got:" not in test["output"]
+    for test in inputs:
+        assert test["visibility"] == "after_due_date" and test["score"] == 0
+        assert "The smallest failing input the grader found" in test["output"] and "expected:" in test["output"]
+    assert all("shown after the due date" in test["output"] for test in scored if test["status"] == "failed")
+
+
+@pytest.mark.parametrize("shown", ["after_published", "hidden", "visible"])
+def test_the_bundle_says_when_the_hidden_inputs_are_shown(shown, tmp_path):
+    out = tmp_path / "b.zip"
+    assert main(["gradescope", str(out), "--seed", "1", "--inputs-shown", shown]) == 0
+    assert settings(out)["inputs_shown"] == shown
+
+
+def test_an_unknown_visibility_gets_one_line_and_exit_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["gradescope", str(tmp_path / "b.zip"), "--inputs-shown", "tomorrow"])
+    assert exited.value.code == 2
+    assert "argument --inputs-shown: invalid choice: 'tomorrow'" in capsys.readouterr().err
+
+
 def test_without_a_seed_one_is_drawn_and_kept_in_the_bundle(tmp_path, capsys):
     seeds = []
     for name in ("one.zip", "two.zip"):
@@ -226,7 +260,7 @@ def test_the_bundle_holds_what_gradescope_runs_and_no_solution(bundle):
         "constraints.txt",
         "settings.json",
     } <= files.keys()
-    assert settings(bundle) == {"seed": SEED, "require_confinement": True}
+    assert settings(bundle) == {"seed": SEED, "require_confinement": True, "inputs_shown": "after_due_date"}
     assert "agtool/tools.py" not in files
     agtool_files = {name: content for name, content in files.items() if name.startswith("agtool/")}
     assert leaks(agtool_files, solution_lines(REFERENCE)) == []

@@ -13,6 +13,12 @@ kept in it: every submission is graded on the same hidden inputs, and no student
 the seed (not in results.json, nor in its feedback, whose replay line points to the
 kit's own check instead).
 
+What a student sees, and when (Gradescope's visibility of each entry of results.json):
+every check's title, score and verdict at once; a failed check's smallest failing
+hidden input, with expected and got, in a 0-point entry of its own, after the due
+date by default (--inputs-shown: after_published, hidden or visible). Shown at once,
+every resubmission would hand out one more right answer.
+
 On Gradescope's machine run_autograder calls `python -m grader.instructor.bundle ROOT`
 (`autograde` below), which grades ROOT/submission/**/tools.py with the same
 grade() and writes the same results.json as `python -m grader grade`, every
@@ -23,6 +29,7 @@ ROOT is /autograder there, a temp dir in the tests.
 """
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -33,7 +40,7 @@ import zipfile
 from pathlib import Path
 
 from grader.instructor.classroom import find_tools
-from grader.kit.report import Audience, write_atomically
+from grader.kit.report import INPUTS_SHOWN, Audience, write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "gradescope"
@@ -53,7 +60,7 @@ NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template)/")
 # What runs on Gradescope: the grader (tqdm comes with classroom.py, whose find_tools
 # it shares; pyseccomp is the sandbox's filter), and what a student's tools.py imports.
 REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "tqdm", "pyseccomp")
-STUDENT = Audience(seed_shown=False)
+STUDENT = Audience(seed_shown=False, inputs_shown="after_due_date")  # a student on Gradescope, by default
 _EXECUTABLE = 0o100755 << 16  # a zip entry's Unix mode lives in the top half of external_attr
 MAX_SEED = 2**31
 
@@ -62,7 +69,9 @@ class BundleError(Exception):
     """The bundle cannot be made; the message says what to do."""
 
 
-def bundle_files(seed: int, confine: bool = True, root: Path = ROOT) -> dict[str, bytes]:
+def bundle_files(
+    seed: int, confine: bool = True, root: Path = ROOT, inputs_shown: str = STUDENT.inputs_shown
+) -> dict[str, bytes]:
     """Every file of the bundle, path -> content, sorted."""
     from grader.instructor import lock
     from grader.instructor.release import SKIPPED  # here: release needs nbformat, which Gradescope does not
@@ -77,7 +86,8 @@ def bundle_files(seed: int, confine: bool = True, root: Path = ROOT) -> dict[str
     files = {name: (SCRIPTS / name).read_bytes() for name in ("setup.sh", "run_autograder")}
     files["constraints.txt"] = lock.CONSTRAINTS.read_bytes()
     files["requirements.txt"] = requirements((root / "requirements.txt").read_text()).encode()
-    files[SETTINGS] = (json.dumps({"seed": seed, "require_confinement": confine}, indent=1) + "\n").encode()
+    chosen = {"seed": seed, "require_confinement": confine, "inputs_shown": inputs_shown}
+    files[SETTINGS] = (json.dumps(chosen, indent=1) + "\n").encode()
     files.update({name: (root / name).read_bytes() for name in LAB_MODULES})
     for path in sorted((root / "grader").rglob("*")):
         name = path.relative_to(root).as_posix()
@@ -118,7 +128,11 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     try:
         settings = json.loads((source / SETTINGS).read_text())
         seed, confine = settings["seed"], settings["require_confinement"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        # A bundle built before inputs_shown existed showed every input: it still does.
+        student = dataclasses.replace(STUDENT, inputs_shown=settings.get("inputs_shown", "visible"))
+        if student.inputs_shown not in INPUTS_SHOWN:
+            raise ValueError(f"inputs_shown {student.inputs_shown!r} is none of {', '.join(INPUTS_SHOWN)}")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         return _zero(results, f"{SETTINGS} is missing or unreadable in this autograder ({error})", NOT_SET_UP)
     seal(root, source)
     refusal = confinement_problem() if confine else None
@@ -136,7 +150,7 @@ def autograde(root: Path, source: Path = ROOT) -> int:
         graded = grade_confined(str(path), seed, hidden=(str(root),))  # the metadata, the results: all of it
     except GraderError as error:  # the sandbox failed twice: the machine's fault, said as such
         return _zero(results, f"not graded: {error}", GRADER_FAILED)
-    write_results(graded, results, STUDENT)
+    write_results(graded, results, student)
     return 0
 
 
@@ -199,6 +213,13 @@ def command(parser: argparse.ArgumentParser):
         help="what every submission's random inputs are drawn from (default: drawn at random, kept in the bundle)",
     )
     parser.add_argument(
+        "--inputs-shown",
+        choices=INPUTS_SHOWN,
+        default=STUDENT.inputs_shown,
+        help="when a student sees a failed check's smallest failing hidden input, with expected and got "
+        "(Gradescope's visibility; default: %(default)s). Its title, score and verdict are always shown at once",
+    )
+    parser.add_argument(
         "--allow-unconfined",
         action="store_true",
         help="grade even where the container cannot confine a submission's writes and signals",
@@ -226,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(problem)
     seed = secrets.randbelow(MAX_SEED) if args.seed is None else args.seed
     try:
-        files = bundle_files(seed, confine=not args.allow_unconfined)
+        files = bundle_files(seed, confine=not args.allow_unconfined, inputs_shown=args.inputs_shown)
         write_zip(files, out)
     except BundleError as error:
         return _refuse(str(error))

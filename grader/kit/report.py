@@ -42,6 +42,10 @@ class Audience:
 
     path: str | None = None  # the student's file as the reader names it; None: the path graded
     seed_shown: bool = True  # on Gradescope the seed is what keeps the graded inputs hidden
+    # When a failed check's smallest failing input (with expected and got) is shown: one of
+    # Gradescope's visibilities (INPUTS_SHOWN). Anything but "visible" puts it in a 0-point
+    # entry of its own, so that the check's title, score and verdict are visible at once.
+    inputs_shown: str = "visible"
 
     def replay(self, grade: Grade, check) -> str:
         if not self.seed_shown:
@@ -60,6 +64,12 @@ class Audience:
 
 
 INSTRUCTOR = Audience()
+INPUTS_SHOWN = ("after_due_date", "after_published", "hidden", "visible")  # Gradescope's visibility values
+_SHOWN_WHEN = {
+    "after_due_date": "is shown after the due date",
+    "after_published": "is shown once the grades are published",
+    "hidden": "stays hidden",
+}
 
 
 def _code_span(text: str) -> str:
@@ -93,11 +103,29 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
     if result.passed:
         return f"Passed ({check.points}/{check.points}): {said}"
     lines = [f"Failed (0/{check.points}): {said}"]
+    if result.failure and audience.inputs_shown == "visible":
+        lines += ["", failing_input(result, limit)]
+    elif result.failure:
+        lines += ["", f"The smallest failing input the grader found {_SHOWN_WHEN[audience.inputs_shown]}."]
+    notebook = LESSONS[check.stage].notebook
+    lines += [
+        "",
+        f"The rule ({notebook}): {check.rule.text}",
+        "",
+        f"Hint: {check.hint}",
+        "",
+        audience.replay(grade, check),
+    ]
+    return "\n".join(lines)
+
+
+def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
+    """The smallest failing input a check found, with what was expected and what came back, in Markdown."""
     failure = result.failure
-    if failure:
-        shown = "\n".join(part for part in (failure.setting, failure.call) if part)
-        lines += [
-            "",
+    assert failure is not None
+    shown = "\n".join(part for part in (failure.setting, failure.call) if part)
+    return "\n".join(
+        [
             "The smallest failing input the grader found:",
             "",
             "```python",
@@ -109,16 +137,35 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
             f"got:      {_cut(failure.got, limit)}",
             "```",
         ]
-    notebook = LESSONS[check.stage].notebook
-    lines += [
-        "",
-        f"The rule ({notebook}): {check.rule.text}",
-        "",
-        f"Hint: {check.hint}",
-        "",
-        audience.replay(grade, check),
-    ]
-    return "\n".join(lines)
+    )
+
+
+def _tests(result: CheckResult, grade: Grade, audience: Audience, limit: int) -> list[dict]:
+    """A check's entries in results.json: its score, visible; and, where its failing input is shown
+    later than that, the input in a 0-point entry of its own, with the later visibility."""
+    check = result.check
+    scored = {
+        "name": check.title,
+        "number": check.label,
+        "score": result.score,
+        "max_score": check.points,
+        "status": "passed" if result.passed else "failed",
+        "output": check_output(result, grade, audience, limit),
+        "output_format": "md",
+        "tags": [f"stage{check.stage}"],
+        "visibility": "visible",
+    }
+    if result.passed or result.failure is None or audience.inputs_shown == "visible":
+        return [scored]
+    shown = {
+        **scored,
+        "name": f"{check.title}: the failing input",
+        "score": 0,
+        "max_score": 0,
+        "output": failing_input(result, limit),
+        "visibility": audience.inputs_shown,
+    }
+    return [scored, shown]
 
 
 def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
@@ -132,20 +179,7 @@ def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
             "output_format": "md",
             "visibility": "visible",
             "stdout_visibility": "hidden",
-            "tests": [
-                {
-                    "name": result.check.title,
-                    "number": result.check.label,
-                    "score": result.score,
-                    "max_score": result.check.points,
-                    "status": "passed" if result.passed else "failed",
-                    "output": check_output(result, grade, audience, limit),
-                    "output_format": "md",
-                    "tags": [f"stage{result.check.stage}"],
-                    "visibility": "visible",
-                }
-                for result in grade.results
-            ],
+            "tests": [test for result in grade.results for test in _tests(result, grade, audience, limit)],
         }
         if len(json.dumps(results, ensure_ascii=False).encode()) < MAX_RESULTS_BYTES or limit < 50:
             return results
