@@ -45,7 +45,7 @@ MAX_INT_BITS = 14_000
 MAX_ATTEMPTS = 3
 DEFAULT_REGION = "seoul"
 # The whole final state run() gives at once for a max_attempts that is not an int (True and
-# False included): no call is made. run's docstring and notebook 06 state it word for word.
+# False included): no call is made. Rule 6.6 (agtool/rules.py) shows it as the lab's own choice.
 ODD_LIMIT: dict[str, Any] = {
     "tool": None,
     "args": None,
