@@ -38,7 +38,7 @@ CODE = re.compile(r"`[^`]*`")
 KEPT = "\0"  # a space inside a code span, while textwrap breaks the others
 
 
-class StaleText(Exception):
+class NoPlaceForRules(Exception):
     """A file has no place for the rules this module writes into it."""
 
 
@@ -86,7 +86,7 @@ def module_text(source: str) -> str:
             body = range(node.lineno - 1, node.end_lineno - 1)  # the docstring's lines but its closing one
             heads = [i for i in body if lines[i].strip() == DOCSTRING_HEAD]
             if len(heads) != 1 or lines[node.end_lineno - 1].strip() != '"""':
-                raise StaleText(
+                raise NoPlaceForRules(
                     f"{MODULE}: the docstring of {where} needs one line {DOCSTRING_HEAD!r}, and its closing quotes "
                     "on a line of their own: the rules are written between them"
                 )
@@ -97,7 +97,7 @@ def module_text(source: str) -> str:
             head = COMMENT_HEAD.format(where=where)
             heads = [i for i, line in enumerate(lines) if line == head]
             if len(heads) != 1:
-                raise StaleText(f"{MODULE}: needs one line {head!r} (or a function {where} with a docstring)")
+                raise NoPlaceForRules(f"{MODULE}: needs one line {head!r} (or a function {where} with a docstring)")
             end = heads[0] + 1
             while end < len(lines) and lines[end].startswith(("# - ", "#   ")):
                 end += 1
@@ -124,14 +124,14 @@ def notebook_text(text: str, stage: int) -> str:
         and any(NOTEBOOK_LINE.match(line) for line in "".join(cell["source"]).split("\n"))
     ]
     if len(cells) != 1:
-        raise StaleText(
+        raise NoPlaceForRules(
             f"notebooks/{LESSONS[stage].notebook}: one markdown cell must hold the list of rules "
             f"(lines '- **{stage}.1** ...'); {len(cells)} do"
         )
     lines = "".join(cells[0]["source"]).split("\n")
     listed = [i for i, line in enumerate(lines) if NOTEBOOK_LINE.match(line)]
     if listed != list(range(listed[0], listed[-1] + 1)):
-        raise StaleText(f"notebooks/{LESSONS[stage].notebook}: the list of rules has other lines inside it")
+        raise NoPlaceForRules(f"notebooks/{LESSONS[stage].notebook}: the list of rules has other lines inside it")
     lines[listed[0] : listed[-1] + 1] = [notebook_line(label, rule) for label, rule in rules]
     source = "\n".join(lines)
     cells[0]["source"] = source.splitlines(keepends=True)
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     try:
         stale = [(path, text) for path, text in drawn(ROOT) if path.read_text() != text]
-    except StaleText as error:
+    except NoPlaceForRules as error:
         print(f"rule_text: {error}", file=sys.stderr)
         return 2
     for path, text in stale:
