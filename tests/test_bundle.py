@@ -124,14 +124,62 @@ def test_an_unknown_visibility_gets_one_line_and_exit_2(tmp_path, capsys):
     assert "argument --inputs-shown: invalid choice: 'tomorrow'" in capsys.readouterr().err
 
 
-def test_without_a_seed_one_is_drawn_and_kept_in_the_bundle(tmp_path, capsys):
-    seeds = []
+def test_without_a_seed_each_bundle_draws_a_secret_that_gives_each_submission_its_own_seed(tmp_path, capsys):
+    secrets, seeds = [], []
     for name in ("one.zip", "two.zip"):
         assert main(["gradescope", str(tmp_path / name)]) == 0
-        seeds.append(settings(tmp_path / name)["seed"])
-        assert f"seed {seeds[-1]} " in capsys.readouterr().out  # told to the instructor, once
-    assert all(type(seed) is int and 0 <= seed < 2**31 for seed in seeds)
-    assert seeds[0] != seeds[1]  # drawn: 1 in 2**31 to collide
+        assert "a seed per submission" in capsys.readouterr().out
+        chosen = settings(tmp_path / name)
+        assert chosen["seed"] is None and re.fullmatch("[0-9a-f]{64}", chosen["secret"])
+        secrets.append(chosen["secret"])
+        for submission in ("1001", "1002"):
+            assert main(["gradescope", str(tmp_path / name), "--seed-of", submission]) == 0
+            seeds.append(int(capsys.readouterr().out))
+    assert secrets[0] != secrets[1]
+    assert len(set(seeds)) == 4 and all(0 <= seed < 2**31 for seed in seeds)  # per submission, per bundle
+    assert main(["gradescope", str(tmp_path / "one.zip"), "--seed-of", "1001"]) == 0
+    assert int(capsys.readouterr().out) == seeds[0]  # the same id, the same seed: a replay
+
+
+@pytest.fixture(scope="module")
+def seedless(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("seedless") / "autograder.zip"
+    assert main(["gradescope", str(out), "--max-submissions", "3"]) == 0
+    return out
+
+
+def test_each_submission_is_graded_on_the_seed_its_id_gives_and_no_student_sees_it(seedless, tmp_path, capsys):
+    secret = settings(seedless)["secret"]
+    for submission in ("1001", "1002"):
+        root = autograder(seedless, tmp_path / submission, {"tools.py": BROKEN})
+        (root / "submission_metadata.json").write_text(json.dumps({"id": int(submission), "previous_submissions": []}))
+        done, results = run_autograder(root)
+        assert done.returncode == 0, done.stderr
+        assert main(["gradescope", str(seedless), "--seed-of", submission]) == 0
+        seed = int(capsys.readouterr().out)
+        said = json.dumps(results)
+        assert secret not in said and secret not in done.stdout and str(seed) not in said
+        replayed = results_json(grade(str(root / "submission" / "tools.py"), SandboxSession, seed=seed), STUDENT)
+        assert [t["output"] for t in results["tests"]] == [t["output"] for t in replayed["tests"]]
+        assert results["score"] == replayed["score"]
+        # The instructor's log names the submission whose seed graded it, never the seed itself.
+        assert f"seed: submission {submission}'s (`--seed-of {submission}`)" in done.stdout
+    # (Shrinking often ends at the same smallest input under any seed: that is no sign of one seed for all.)
+
+
+def test_past_the_cap_a_submission_is_not_graded_and_the_last_counted_grade_stands(seedless, tmp_path):
+    root = autograder(seedless, tmp_path, {"tools.py": BROKEN})
+    last = {"score": 91.0, "tests": [{"name": "1.1", "score": 2, "max_score": 2}]}
+    previous = [{"score": 40.0, "results": {"score": 40.0}}, {"score": 77.0}, {"score": 91.0, "results": last}]
+    (root / "submission_metadata.json").write_text(json.dumps({"id": 7, "previous_submissions": previous}))
+    done, results = run_autograder(root)
+    assert done.returncode == 0, done.stderr
+    assert results["score"] == 91.0 and results["tests"] == last["tests"]
+    assert "Not graded: this is submission 4, and 3 count" in results["output"]
+    assert "grading " not in done.stdout  # nothing of the submission ran
+    (root / "submission_metadata.json").write_text(json.dumps({"id": 8, "previous_submissions": previous[:2]}))
+    done, results = run_autograder(root)
+    assert done.returncode == 0 and results["score"] < 100 and results["tests"][0]["number"] == "1.1"
 
 
 def test_where_a_submission_cannot_be_confined_nothing_is_graded_and_results_say_why(tmp_path, monkeypatch, capsys):
@@ -231,11 +279,11 @@ def test_the_lock_pins_exactly_what_is_installed_and_the_bundle_installs_with_it
 
 def test_a_stale_lock_refuses_to_build(tmp_path, monkeypatch, capsys):
     stale = tmp_path / "constraints.txt"
-    stale.write_text(lock.CONSTRAINTS.read_text().replace("tqdm==", "tqdm==0.0.0+"))
+    stale.write_text(lock.CONSTRAINTS.read_text().replace("hypothesis==", "hypothesis==0.0.0+"))
     monkeypatch.setattr(lock, "CONSTRAINTS", stale)
     assert main(["gradescope", str(tmp_path / "b.zip"), "--seed", "1"]) == 2
     err = capsys.readouterr().err
-    assert "python -m grader lock" in err and "tqdm" in err and err.count("\n") == 1
+    assert "python -m grader lock" in err and "hypothesis" in err and err.count("\n") == 1
     assert not (tmp_path / "b.zip").exists()
 
 

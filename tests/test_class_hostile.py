@@ -95,7 +95,7 @@ def test_a_symlink_inside_the_students_own_folder_is_followed(tmp_path):
 
 def gradebook(out: Path) -> dict[str, str]:
     with open(out / "gradebook.csv", newline="") as file:
-        return {row["student"]: row["total"] for row in csv.DictReader(file)}
+        return {row["student"]: row["final"] for row in csv.DictReader(file)}
 
 
 def not_graded(out: Path) -> dict[str, str]:
@@ -108,7 +108,7 @@ def test_a_hostile_class_is_graded_refused_student_by_student_and_runs_again(tmp
     the students named like outputs are graded, and a rerun works (it crashed, or blocked, before)."""
     folder, out = tmp_path / "class", tmp_path / "out"
     write(folder / "alice.py", REFERENCE)
-    for name in ("gradebook.csv", "histogram.png", "not_graded.csv", "students"):
+    for name in ("gradebook.csv", "report.html", "not_graded.csv", "students"):
         write(folder / name / "tools.py", REFERENCE)
     symlink_to_a_classmate(folder)
     os.mkfifo(folder / "fifo.py")
@@ -122,7 +122,7 @@ def test_a_hostile_class_is_graded_refused_student_by_student_and_runs_again(tmp
         assert gradebook(out) == {
             "alice": "100",
             "gradebook.csv": "100",
-            "histogram.png": "100",
+            "report.html": "100",
             "not_graded.csv": "100",
             "students": "100",
         }
@@ -132,7 +132,7 @@ def test_a_hostile_class_is_graded_refused_student_by_student_and_runs_again(tmp
         assert "not a regular file" in why["fifo"] and "not a regular file" in why["device"]
         for student, reason in why.items():
             assert f"not graded: {student}: {reason}" in done.stderr
-    assert (out / "histogram.png").read_bytes().startswith(b"\x89PNG")
+    assert "<svg" in (out / "report.html").read_text()
 
 
 # ── a worker that dies under a student ───────────────────────────────────────
@@ -182,14 +182,14 @@ def test_a_worker_that_dies_between_two_students_costs_only_its_own(tmp_path, mo
     monkeypatch.setattr(classroom, "grade_student", dies_for_mallory_while_a_row_is_written)
     monkeypatch.setattr(classroom, "_links", lambda jobs: [])
     monkeypatch.setattr(classroom, "warm", lambda link: None)
-    writing = classroom.write_gradebook
+    writing = classroom.write_books
 
-    def slowly_for_amy(out, rows):  # amy's row is written while mallory's worker dies
+    def slowly_for_amy(out, rows, term):  # amy's row is written while mallory's worker dies
         if [row.student for row in rows] == ["amy"]:
             time.sleep(1.0)
-        writing(out, rows)
+        return writing(out, rows, term)
 
-    monkeypatch.setattr(classroom, "write_gradebook", slowly_for_amy)
+    monkeypatch.setattr(classroom, "write_books", slowly_for_amy)
     rows = grade_class(folder, out, jobs=2, progress=False)
     assert [row.student for row in rows] == ["amy", "ned", "oli"]
     assert list(not_graded(out)) == ["mallory"] and "worker" in not_graded(out)["mallory"]

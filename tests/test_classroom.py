@@ -18,10 +18,10 @@ import pytest
 
 import agtool
 from grader.__main__ import main
-from grader.instructor.classroom import find_tools
 from grader.instructor.sandbox.confine import UID_BASE
 from grader.instructor.sandbox.session import SandboxSession
 from grader.kit.grading import grade
+from grader.kit.intake import find_tools
 from tests.sandboxing import uid_of
 
 pytestmark = pytest.mark.grader
@@ -30,7 +30,8 @@ REFERENCE = Path(agtool.__file__).with_name("tools.py").read_text()
 ROOT = Path(agtool.__file__).resolve().parents[1]
 HOSTILE = Path(__file__).parent / "submissions" / "hostile"
 NO_RESULT_CHECK = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"  # loses stage 3
-HEADER = ["student", "total", "stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]
+STAGES = ["stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]
+HEADER = ["student", "final", "raw", "late", "override", "hours_late", *STAGES, "notes"]
 
 
 def write(path: Path, text: str) -> Path:
@@ -71,19 +72,19 @@ def test_a_class_is_graded_into_a_gradebook_results_and_feedback(klass, tmp_path
     assert main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "7"]) == 0
     book = {row["student"]: row for row in gradebook(out)}
     assert sorted(book) == ["alice", "bob", "carol", "dan"]
-    full = ["100", "10", "20", "20", "15", "15", "20"]
+    full = ["100", "100", "0", "0", "0", "10", "20", "20", "15", "15", "20", ""]
     assert [book["alice"][column] for column in HEADER[1:]] == [book["bob"][column] for column in HEADER[1:]] == full
-    assert book["dan"]["total"] == "0"
-    assert [stage for stage in HEADER[2:] if book["carol"][stage] != book["alice"][stage]] == ["stage3"]
+    assert book["dan"]["final"] == "0"
+    assert [stage for stage in STAGES if book["carol"][stage] != book["alice"][stage]] == ["stage3"]
     for student, row in book.items():
         results = json.loads((out / "students" / student / "results.json").read_text())
-        assert float(row["total"]) == results["score"] == sum(float(row[stage]) for stage in HEADER[2:])
+        assert float(row["final"]) == results["score"] == sum(float(row[stage]) for stage in STAGES)
         assert {"score", "execution_time", "tests"} <= results.keys()
         assert (out / "students" / student / "feedback.md").read_text().startswith("# agtool lab:")
     err = capsys.readouterr().err
     assert "not graded: erin: no tools.py in it" in err
     assert "not graded: fay.zip: neither a .py file nor a folder" in err
-    assert (out / "histogram.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert (out / "report.html").read_text().count('<svg class="histogram"') == 7
     alone = grade(str(klass / "carol.py"), SandboxSession, seed=7)  # graded alone: the same
     results = json.loads((out / "students" / "carol" / "results.json").read_text())
     assert [test["score"] for test in results["tests"]] == [check.score for check in alone.results]
@@ -97,19 +98,25 @@ def failed_sections(feedback: str) -> dict[str, str]:
     }
 
 
-def test_the_feedbacks_replay_line_names_the_students_file_and_replays_the_failure(tmp_path):
+def test_the_class_feedback_names_the_file_as_handed_in_and_replays_in_the_students_kit(tmp_path):
+    """No path of the instructor's reaches a student; the replay line is the kit's own command, and the
+    instructor's replay of the same check (grade --seed --only) finds the same failure."""
     folder, out = tmp_path / "submissions", tmp_path / "out"
     write(folder / "carol" / "lab" / "tools.py", NO_RESULT_CHECK)
     assert main(["class", str(folder), "--out", str(out), "--jobs", "1", "--seed", "7"]) == 0
-    label, section = next(iter(failed_sections((out / "students" / "carol" / "feedback.md").read_text()).items()))
-    found = re.search(r"replay: `(.+)`$", section, re.M)
-    assert found, section
-    replay = found[1]
-    shown = str((folder / "carol" / "lab" / "tools.py").resolve())
-    assert replay == f".venv/bin/python -m grader grade {shown} --seed 7 --only {label}"
+    feedback = (out / "students" / "carol" / "feedback.md").read_text()
+    results = (out / "students" / "carol" / "results.json").read_text()
+    assert str(tmp_path) not in feedback and str(tmp_path) not in results
+    assert "carol/lab/tools.py" in feedback
+    label, section = next(iter(failed_sections(feedback).items()))
+    assert "replay in your kit:" in section and f"`.venv/bin/python -m grader check {label[0]}`" in section
+    replay = f"{sys.executable} -m grader grade {folder / 'carol' / 'lab' / 'tools.py'} --seed 7 --only {label}"
     done = subprocess.run(shlex.split(replay), cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert failed_sections(done.stdout) == {label: section}
+    replayed = failed_sections(done.stdout)
+    assert list(replayed) == [label]
+    shown = re.compile(r"```python\n.*?```", re.S)  # the same smallest failing input, as found alone
+    assert shown.findall(replayed[label]) == shown.findall(section)
 
 
 def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
@@ -125,7 +132,7 @@ def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
     assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
     changed = {student for student, inode in inodes(out).items() if inode != first[student]}
     assert changed == {"carol"}
-    assert {row["student"]: row["total"] for row in gradebook(out)}["carol"] == "100"
+    assert {row["student"]: row["final"] for row in gradebook(out)}["carol"] == "100"
     assert main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "8"]) == 0
     assert set(inodes(out).values()).isdisjoint(first.values())  # another seed: everyone again
 
@@ -176,7 +183,7 @@ def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
     (folder / "zed.py").unlink()
     assert main(["class", str(folder), "--out", str(out), "--jobs", "2"]) == 0
     assert inodes(out) == kept
-    assert [(row["student"], row["total"]) for row in gradebook(out)] == [
+    assert [(row["student"], row["final"]) for row in gradebook(out)] == [
         ("amy", "100"),
         ("ben", "100"),
         ("cat", "100"),
@@ -347,7 +354,7 @@ def test_an_interrupted_class_stops_at_once_leaves_nothing_running_and_resumes(h
     write(folder / "bob.py", REFERENCE)  # bob fixes his loop; the rerun grades him and cat
     assert main(["class", str(folder), "--out", str(out), "--jobs", "2"]) == 0
     assert inodes(out)["amy"] == kept["amy"]
-    assert [(row["student"], row["total"]) for row in gradebook(out)] == [
+    assert [(row["student"], row["final"]) for row in gradebook(out)] == [
         ("amy", "100"),
         ("bob", "100"),
         ("cat", "100"),

@@ -8,10 +8,17 @@ whether to refuse an unconfined container), the grader/ package and of agtool/ o
 what a student's tools.py imports (the inventory). The reference solution, and the
 lab modules built on it, never leave this repository; a submission brings its own.
 
-The seed is the instructor's (--seed) or drawn at random when the bundle is built and
-kept in it: every submission is graded on the same hidden inputs, and no student sees
-the seed (not in results.json, nor in its feedback, whose replay line points to the
-kit's own check instead).
+Each submission is graded on its own seed by default: an HMAC of Gradescope's submission id
+(submission_metadata.json) under a secret drawn when the bundle is built and kept in it, so
+classmates' failing inputs differ and a resubmission is asked other questions, while the
+instructor can replay any one (`--seed-of ID`). The grade is the same under every seed
+(tests/test_seed_independence.py keeps it so). With --seed N, every submission gets N. No
+student sees a seed or the secret: not in results.json, nor in its feedback (whose replay line
+points to the kit's own check), and the sealed settings are unreadable to the child.
+
+--max-submissions N counts a student's submissions as Gradescope's metadata lists them
+(previous_submissions): past N, a submission is not graded, and its results repeat the last
+counted one's score and tests with a line that says why, so the active grade stays what it was.
 
 What a student sees, and when (Gradescope's visibility of each entry of results.json):
 every check's title, score and verdict at once; a failed check's smallest failing
@@ -30,6 +37,8 @@ ROOT is /autograder there, a temp dir in the tests.
 
 import argparse
 import dataclasses
+import hashlib
+import hmac
 import io
 import json
 import os
@@ -39,7 +48,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from grader.instructor.classroom import find_tools
+from grader.kit.intake import find_tools
 from grader.kit.report import INPUTS_SHOWN, Audience, write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,9 +66,9 @@ LAB_MODULES = (
     "agtool/syllabus.py",
 )
 NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template)/")
-# What runs on Gradescope: the grader (tqdm comes with classroom.py, whose find_tools
-# it shares; pyseccomp is the sandbox's filter), and what a student's tools.py imports.
-REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "tqdm", "pyseccomp")
+# What runs on Gradescope: the grader (pyseccomp is the sandbox's filter), and what a student's
+# tools.py imports.
+REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "pyseccomp")
 STUDENT = Audience(seed_shown=False, inputs_shown="after_due_date")  # a student on Gradescope, by default
 _EXECUTABLE = 0o100755 << 16  # a zip entry's Unix mode lives in the top half of external_attr
 MAX_SEED = 2**31
@@ -70,7 +79,12 @@ class BundleError(Exception):
 
 
 def bundle_files(
-    seed: int, confine: bool = True, root: Path = ROOT, inputs_shown: str = STUDENT.inputs_shown
+    seed: int | None,
+    confine: bool = True,
+    root: Path = ROOT,
+    inputs_shown: str = STUDENT.inputs_shown,
+    secret: str | None = None,
+    max_submissions: int | None = None,
 ) -> dict[str, bytes]:
     """Every file of the bundle, path -> content, sorted."""
     from grader.instructor import lock
@@ -86,7 +100,11 @@ def bundle_files(
     files = {name: (SCRIPTS / name).read_bytes() for name in ("setup.sh", "run_autograder")}
     files["constraints.txt"] = lock.CONSTRAINTS.read_bytes()
     files["requirements.txt"] = requirements((root / "requirements.txt").read_text()).encode()
-    chosen = {"seed": seed, "require_confinement": confine, "inputs_shown": inputs_shown}
+    chosen: dict = {"seed": seed, "require_confinement": confine, "inputs_shown": inputs_shown}
+    if seed is None:
+        chosen["secret"] = secret or secrets.token_hex(32)
+    if max_submissions is not None:
+        chosen["max_submissions"] = max_submissions
     files[SETTINGS] = (json.dumps(chosen, indent=1) + "\n").encode()
     files.update({name: (root / name).read_bytes() for name in LAB_MODULES})
     for path in sorted((root / "grader").rglob("*")):
@@ -121,20 +139,68 @@ def write_zip(files: dict[str, bytes], out: Path) -> None:
     write_atomically(out, data.getvalue())
 
 
+def seed_of(settings: dict, key: str) -> int:
+    """The seed a submission is graded on: the bundle's own (--seed), or its secret's HMAC of the key."""
+    if settings.get("seed") is not None:
+        return int(settings["seed"])
+    digest = hmac.new(bytes.fromhex(settings["secret"]), key.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") % MAX_SEED
+
+
+def submission_key(metadata: dict, path: Path) -> str:
+    """What names this submission for its seed: Gradescope's submission id, else its file's sha256."""
+    if isinstance(metadata.get("id"), int | str) and str(metadata["id"]):
+        return str(metadata["id"])
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_metadata(root: Path) -> dict:
+    """Gradescope's submission_metadata.json; {} where it is missing or unreadable (a test, a local run)."""
+    try:
+        metadata = json.loads((root / "submission_metadata.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def over_the_cap(metadata: dict, most: int | None) -> dict | None:
+    """results.json for a submission past the cap (the last counted one's, and why), or None to grade it."""
+    previous = metadata.get("previous_submissions")
+    if most is None or not isinstance(previous, list) or len(previous) < most:
+        return None
+    last = next((item for item in reversed(previous) if isinstance(item, dict)), {})
+    kept = last.get("results")
+    results: dict = kept if isinstance(kept, dict) else {}
+    score = last.get("score", results.get("score", 0))
+    said = (
+        f"Not graded: this is submission {len(previous) + 1}, and {most} count. Your grade stays that of "
+        f"your last counted submission ({score}); ask your instructor if you need another."
+    )
+    return {**results, "score": score, "output": said, "tests": results.get("tests", [])}
+
+
 def autograde(root: Path, source: Path = ROOT) -> int:
     """Grade root/submission's tools.py into root/results/results.json. Exit code 0 whenever it did."""
     results = root / "results" / "results.json"
     print(f"grader: {Path(__file__).resolve().parent}")
     try:
         settings = json.loads((source / SETTINGS).read_text())
-        seed, confine = settings["seed"], settings["require_confinement"]
+        confine, most = settings["require_confinement"], settings.get("max_submissions")
+        if settings["seed"] is None:
+            bytes.fromhex(settings["secret"])  # a bundle's settings must hold one or the other
         # A bundle built before inputs_shown existed showed every input: it still does.
         student = dataclasses.replace(STUDENT, inputs_shown=settings.get("inputs_shown", "visible"))
         if student.inputs_shown not in INPUTS_SHOWN:
             raise ValueError(f"inputs_shown {student.inputs_shown!r} is none of {', '.join(INPUTS_SHOWN)}")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         return _zero(results, f"{SETTINGS} is missing or unreadable in this autograder ({error})", NOT_SET_UP)
+    metadata = read_metadata(root)
     seal(root, source)
+    capped = over_the_cap(metadata, most)
+    if capped is not None:
+        print(f"not graded: over the cap of {most} submissions")
+        write_atomically(results, json.dumps(capped, indent=1, ensure_ascii=False) + "\n")
+        return 0
     refusal = confinement_problem() if confine else None
     if refusal:
         return _zero(results, refusal, NOT_CONFINED.format(refusal=refusal))
@@ -146,6 +212,9 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     from grader.kit.report import write_results
 
     print(f"grading {path}")  # never the seed: stdout is the instructor's, but may be shown
+    key = submission_key(metadata, path)
+    seed = seed_of(settings, key)
+    print("seed: the bundle's own" if settings["seed"] is not None else f"seed: submission {key}'s (`--seed-of {key}`)")
     try:
         graded = grade_confined(str(path), seed, hidden=(str(root),))  # the metadata, the results: all of it
     except GraderError as error:  # the sandbox failed twice: the machine's fault, said as such
@@ -210,7 +279,21 @@ def command(parser: argparse.ArgumentParser):
     parser.add_argument(
         "--seed",
         type=_seed,
-        help="what every submission's random inputs are drawn from (default: drawn at random, kept in the bundle)",
+        help="grade every submission on this one seed (default: a seed per submission, from a secret kept "
+        "in the bundle)",
+    )
+    parser.add_argument(
+        "--seed-of",
+        metavar="SUBMISSION_ID",
+        help="print the seed the existing bundle OUT.zip grades Gradescope's submission SUBMISSION_ID on "
+        "(for `python -m grader grade ... --seed S`), and write nothing",
+    )
+    parser.add_argument(
+        "--max-submissions",
+        type=_count,
+        metavar="N",
+        help="grade a student's first N submissions only (Gradescope's previous_submissions); "
+        "past them, the last counted grade stands",
     )
     parser.add_argument(
         "--inputs-shown",
@@ -227,6 +310,12 @@ def command(parser: argparse.ArgumentParser):
     return run
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return int(text)
+
+
 def _seed(text: str) -> int:
     if not text.isdigit() or int(text) >= MAX_SEED:
         raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {MAX_SEED - 1}, not {text!r}")
@@ -238,6 +327,8 @@ def run(args: argparse.Namespace) -> int:
     from grader.instructor.outputs import file_problem
 
     out = Path(args.out)
+    if args.seed_of is not None:
+        return _print_seed_of(out, args.seed_of)
     if out.suffix != ".zip":
         return _refuse(f"OUT.zip {str(out)!r} must end in .zip: Gradescope takes a zip")
     if not out.parent.is_dir():
@@ -245,18 +336,38 @@ def run(args: argparse.Namespace) -> int:
     problem = file_problem("OUT.zip", str(out))
     if problem:
         return _refuse(problem)
-    seed = secrets.randbelow(MAX_SEED) if args.seed is None else args.seed
     try:
-        files = bundle_files(seed, confine=not args.allow_unconfined, inputs_shown=args.inputs_shown)
+        files = bundle_files(
+            args.seed,
+            confine=not args.allow_unconfined,
+            inputs_shown=args.inputs_shown,
+            max_submissions=args.max_submissions,
+        )
         write_zip(files, out)
     except BundleError as error:
         return _refuse(str(error))
     except OSError as error:
         return _refuse(f"OUT.zip {str(out)!r} cannot be written ({error.strerror}): choose a folder you can write to")
+    seeds = (
+        f"seed {args.seed} for every submission"
+        if args.seed is not None
+        else "a seed per submission (`--seed-of ID` on this zip names one)"
+    )
     print(
-        f"{out}: {len(files)} files, seed {seed} (kept in the bundle's {SETTINGS}; students never see it); "
+        f"{out}: {len(files)} files, {seeds}, kept in the bundle's {SETTINGS} where students never see it; "
         "upload it on the assignment's Configure Autograder page"
     )
+    return 0
+
+
+def _print_seed_of(bundle: Path, submission: str) -> int:
+    try:
+        with zipfile.ZipFile(bundle) as archive:
+            settings = json.loads(archive.read(SETTINGS))
+        seed = seed_of(settings, submission)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, TypeError) as error:
+        return _refuse(f"OUT.zip {str(bundle)!r} is not a bundle this command built ({error}): give its path")
+    print(seed)
     return 0
 
 

@@ -5,10 +5,11 @@ with a tools.py in it (at its top, or anywhere below: a whole lab folder is fine
 Only what is the student's own regular file is graded: a symlink out of their folder
 (a classmate's file), a FIFO, a device or a file over 1 MB is refused, by name.
 For each student OUT/students/<student>/ gets results.json (Gradescope's format) and
-feedback.md; OUT/gradebook.csv has one row per student graded (student, total,
-stage1 … stage6), OUT/not_graded.csv one per entry that was not (student, why), and
-OUT/histogram.png the spread of the scores. Students live under OUT/students/, so no
-student's name can collide with those three.
+feedback.md. For the instructor: OUT/gradebook.csv, OUT/not_graded.csv, OUT/canvas.csv and
+OUT/changes.csv (grader/instructor/gradebook.py), with the term's overrides, late policy and
+extensions applied from files beside them (grader/instructor/term.py), and OUT/report.html,
+the class on one page (grader/instructor/class_report.py). Students live under
+OUT/students/, so no student's name can collide with those.
 
 Parallel: a pool of worker processes forked from this one after the heavy imports,
 each grading one student at a time, each stage in its own sandbox. The workers fork
@@ -20,19 +21,19 @@ as not graded.
 
 Resumable: every file is written atomically (a temp file, then os.replace), and a
 student's results are followed by a stamp, OUT/students/<student>/graded.json, holding
-the seed and the hashes of the submission and of the grader. A student whose stamp
-matches is not graded again, so a run stopped half-way (Ctrl-C, SIGTERM, a crash)
-and started again loses nothing and redoes nothing; a changed submission, seed or
-grader is graded again. Ctrl-C or SIGTERM stops the workers at once, each through its
-sandbox's clean-up, and writes the gradebook of what was graded.
+the seed and the hashes of the submission and of everything the grade depends on (every
+file of agtool/ and grader/, the Python and the packages that draw and run the cases).
+A student whose stamp matches is not graded again, so a run stopped half-way (Ctrl-C,
+SIGTERM, a crash) and started again loses nothing and redoes nothing; a changed
+submission, seed or lab is graded again, and --force grades everyone again. Ctrl-C or
+SIGTERM stops the workers at once, each through its sandbox's clean-up, and writes the
+gradebook of what was graded.
 """
 
 import argparse
 import contextlib
-import csv
 import functools
 import hashlib
-import io
 import json
 import os
 import signal
@@ -42,7 +43,7 @@ import time
 from collections import deque
 from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
@@ -50,16 +51,29 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agtool.syllabus import LESSONS
+from grader.instructor.class_report import CheckInfo, Shared, Student, failure_reason, report_html
 from grader.instructor.confined import grade_confined
+from grader.instructor.gradebook import (
+    Line,
+    keep_hand_edits,
+    previous_finals,
+    read_roster,
+    write_canvas,
+    write_changes,
+    write_gradebook,
+    write_not_graded,
+)
 from grader.instructor.sandbox.session import Link, warm, zygote
+from grader.instructor.term import Term, TermError, apply, read_term
 from grader.kit.checks import STAGES
 from grader.kit.grading import STAGE_POINTS
-from grader.kit.intake import NotASubmission, read_submission
+from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
 from grader.kit.probing import draw_ahead
-from grader.kit.report import Audience, write_atomically, write_feedback, write_results
+from grader.kit.report import for_student, write_atomically, write_feedback, write_results
 
 STAGE_NUMBERS = sorted(LESSONS)  # the gradebook's stage columns, in order
 STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
+CHECK_POINTS = {check.label: check.points for stage in STAGES.values() for check in stage.checks}
 STOP_SECONDS = 5  # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
 
 
@@ -73,31 +87,23 @@ class Submission:
     path: Path  # a regular file inside the student's own entry, symlinks resolved
     digest: str  # sha256 of what was read: the stamp compares it
     folder: Path  # the class's DIR: no child reads it (nor OUT), classmates' files and feedback
+    modified: float  # the file's modification time: when it was handed in, unless submitted.csv says
 
 
 @dataclass(frozen=True)
 class Row:
-    """One line of the gradebook."""
+    """One student's raw grade, as their results.json and graded.json hold it."""
 
     student: str
     total: float
     stages: dict[int, float]
+    checks: dict[str, float] = field(default_factory=dict)  # label -> score
+    failed: dict[str, str] = field(default_factory=dict)  # label -> why, for each failed check
+    broken: str | None = None  # why the file does not import at all, or None
+    modified: float = 0.0
 
 
 # ── finding the submissions ──────────────────────────────────────────────────
-
-
-def find_tools(folder: Path) -> Path | None:
-    """The tools.py in folder, or the shallowest one below it (the first by name among equals)."""
-    found = sorted(folder.rglob("tools.py"), key=lambda path: (len(path.parts), path.as_posix()))
-    found = [
-        path for path in found if not _hidden(path.relative_to(folder)) and (path.is_symlink() or not path.is_dir())
-    ]
-    return found[0] if found else None
-
-
-def _hidden(relative: Path) -> bool:
-    return any(part.startswith((".", "__")) for part in relative.parts)
 
 
 def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
@@ -109,7 +115,7 @@ def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
         )
     submissions, refused = {}, {}
     for entry in sorted(folder.iterdir()):
-        if _hidden(Path(entry.name)):
+        if hidden_entry(Path(entry.name)):
             continue
         student = entry.stem if entry.suffix == ".py" and not entry.is_dir() else entry.name
         try:
@@ -121,7 +127,7 @@ def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
                     f"DIR {str(folder)!r} holds both {student}.py and {student}/: keep one submission per student"
                 )
             digest = hashlib.sha256(read_submission(str(path), _shown(path, folder))).hexdigest()
-            submissions[student] = Submission(student, path, digest, folder)
+            submissions[student] = Submission(student, path, digest, folder, path.stat().st_mtime)
         except NotASubmission as refusal:
             refused[student] = str(refusal)
     if not submissions and not refused:
@@ -170,17 +176,48 @@ def _own_file(entry: Path) -> Path | None:
 # ── one student, in a worker ─────────────────────────────────────────────────
 
 
+LAB = Path(__file__).resolve().parents[2]
+# What draws and runs the cases besides the lab's own files: another version may grade otherwise.
+GRADE_PACKAGES = ("hypothesis", "langgraph", "langchain-core", "jsonschema")
+
+
 def stamp(submission: Submission, seed: int) -> dict:
-    """What a student's results depend on: seed, submission and grader."""
-    return {"seed": seed, "submission": submission.digest, "grader": _grader_hash()}
+    """What a student's results depend on: seed, submission and the lab (lab_hash)."""
+    return {"seed": seed, "submission": submission.digest, "lab": _lab_hash()}
+
+
+def lab_files(root: Path = LAB) -> list[Path]:
+    """Every file of the lab a grade may read: agtool/ (the contract, the syllabus, the rules, the
+    inventory) and grader/ (checks, oracle, sandbox), data files too; not caches."""
+    return sorted(
+        path
+        for package in ("agtool", "grader")
+        for path in (root / package).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".png")
+    )
+
+
+def lab_hash(root: Path = LAB) -> str:
+    digest = hashlib.sha256(sys.version.encode())
+    for package in GRADE_PACKAGES:
+        digest.update(f"{package}=={_version(package)}".encode())
+    for path in lab_files(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "none"
 
 
 @functools.cache
-def _grader_hash() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+def _lab_hash() -> str:
+    return lab_hash()
 
 
 def student_folder(out: Path, student: str) -> Path:
@@ -191,32 +228,45 @@ def graded_row(submission: Submission, seed: int, out: Path) -> Row | None:
     """The student's row from OUT, if their results there are for this very stamp; else None."""
     folder = student_folder(out, submission.student)
     try:
-        if json.loads((folder / "graded.json").read_text()) != stamp(submission, seed):
+        record = json.loads((folder / "graded.json").read_text())
+        if record.get("stamp") != stamp(submission, seed):
             return None
-        return row_of(submission.student, json.loads((folder / "results.json").read_text()))
-    except (OSError, ValueError, KeyError, TypeError):
+        return row_of(submission, json.loads((folder / "results.json").read_text()), record)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def row_of(student: str, results: dict) -> Row:
-    """A gradebook row from Gradescope results: each test counts for the stages its tags name."""
+def row_of(submission: Submission, results: dict, record: dict) -> Row:
+    """A student's row from their Gradescope results (each test counts for the stages its tags name)
+    and graded.json (why each failed check failed; whether the file imports)."""
     stages = {stage: 0.0 for stage in STAGE_NUMBERS}
+    checks: dict[str, float] = {}
     for test in results["tests"]:
+        if test["max_score"]:  # not a 0-point entry of a failed check's input
+            checks[test["number"]] = test["score"]
         for stage in STAGE_NUMBERS:
             if f"stage{stage}" in test["tags"]:
                 stages[stage] += test["score"]
-    return Row(student, results["score"], stages)
+    failed = {str(label): str(why) for label, why in record["failed"].items()}
+    broken = record["broken"] if type(record["broken"]) is str else None
+    return Row(submission.student, results["score"], stages, checks, failed, broken, submission.modified)
 
 
 def grade_student(submission: Submission, seed: int, out: Path) -> Row:
-    """Grade one student and write their folder in OUT; the stamp goes last."""
+    """Grade one student and write their folder in OUT; graded.json (the stamp) goes last."""
     result = grade_confined(str(submission.path), seed, hidden=(str(submission.folder), str(out)))
     folder = student_folder(out, submission.student)
-    audience = Audience(path=str(submission.path))  # the replay line names the file as it is in DIR
+    # For the student: their file named as DIR has it (no path of the instructor's), a replay their kit runs.
+    audience = for_student(_shown(submission.path, submission.folder))
     write_feedback(result, folder / "feedback.md", audience)
     write_results(result, folder / "results.json", audience)
-    write_atomically(folder / "graded.json", json.dumps(stamp(submission, seed), indent=2) + "\n")
-    return row_of(submission.student, json.loads((folder / "results.json").read_text()))
+    record = {
+        "stamp": stamp(submission, seed),
+        "broken": result.broken,
+        "failed": {r.check.label: failure_reason(r) for r in result.results if not r.passed},
+    }
+    write_atomically(folder / "graded.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    return row_of(submission, json.loads((folder / "results.json").read_text()), record)
 
 
 def _links(jobs: int) -> list[Link]:
@@ -248,39 +298,129 @@ class _Bar(tqdm):
     monitor_interval = 0  # no monitor thread: pools are forked again after a worker dies
 
 
-def grade_class(folder: Path, out: Path, jobs: int = 2, seed: int = 0, progress: bool = True) -> list[Row]:
-    """Grade every submission in folder not yet graded in out; returns the gradebook's rows.
-
-    However it ends (done, Ctrl-C, a grader bug), the gradebook of what was graded is written.
+def grade_class(
+    folder: Path,
+    out: Path,
+    jobs: int = 2,
+    seed: int = 0,
+    progress: bool = True,
+    force: bool = False,
+    similar: bool = False,
+) -> list[Row]:
+    """Grade every submission in folder not yet graded in out (every one, with force); returns the
+    rows of everyone graded. The term files in out are read first: a bad one is refused (UsageError)
+    before any grading. However it ends (done, Ctrl-C, a grader bug), the books of what was graded are written.
     """
     submissions, refused = find_submissions(folder)
     _check_writable(out)
-    rows = {submission.student: graded_row(submission, seed, out) for submission in submissions}
+    try:
+        term = read_term(out, {submission.student for submission in submissions}, CHECK_POINTS)
+        roster = read_roster(out)
+    except TermError as error:
+        raise UsageError(str(error)) from None
+    kept_aside = keep_hand_edits(out)
+    before = previous_finals(out)
+    rows = {submission.student: None if force else graded_row(submission, seed, out) for submission in submissions}
     pending = [submission for submission in submissions if rows[submission.student] is None]
     failures: dict[str, str] = {}
     finished = False
     try:
         if pending:
-            _grade_pending(pending, seed, out, jobs, rows, failures, progress)
+            _grade_pending(pending, seed, out, jobs, rows, failures, progress, term)
         finished = True
     finally:
         graded = [row for row in rows.values() if row]
-        write_gradebook(out, graded)
-        write_not_graded(out, {**refused, **failures})
-        if finished:  # drawing takes seconds: not while the instructor waits for Ctrl-C to end
-            write_histogram(out, graded)
+        lines = write_books(out, graded, term)
+        broken = {row.student: f"does not import ({row.broken}): its row is 0" for row in graded if row.broken}
+        write_not_graded(out, {**refused, **failures, **broken})
+        said = [f"kept aside: gradebook.csv was edited by hand, now {kept_aside}: put changes in overrides.csv"] * bool(
+            kept_aside
+        )
+        if roster is not None:
+            unnamed = write_canvas(out, lines, roster, term.assignment, sum(STAGE_POINTS.values()))
+            said += [f"canvas.csv: {len(unnamed)} graded students not in roster.csv: {', '.join(unnamed)}"] * bool(
+                unnamed
+            )
+        if before is not None:
+            changed = write_changes(out, before, lines)
+            said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
+        if finished:  # the report, once the class is whole: not while the instructor waits for Ctrl-C to end
+            write_report(out, graded, lines, {**refused, **failures}, submissions if similar else None)
         for student, why in sorted({**refused, **failures}.items()):
             print(f"not graded: {student}: {why}", file=sys.stderr)
+        for line in said:
+            print(line, file=sys.stderr)
         now = len(graded) - (len(submissions) - len(pending))
         left = len(pending) - now - len(failures)
+        used = term.files(out)
         print(
             f"{out / 'gradebook.csv'}: {len(graded)} students ({now} graded now, "
             f"{len(submissions) - len(pending)} kept from an earlier run"
             + (f", {left} left to grade" if left else "")
-            + ")",
+            + ")"
+            + (f"; the term from {', '.join(used)}" if used else ""),
             file=sys.stderr,
         )
     return graded
+
+
+def write_books(out: Path, rows: list[Row], term: Term) -> list[Line]:
+    """gradebook.csv from the raw rows and the term; returns its lines."""
+    lines = [
+        Line(row.student, apply(term, row.student, row.total, row.checks, row.modified), row.stages) for row in rows
+    ]
+    write_gradebook(out, lines, STAGE_NUMBERS)
+    return lines
+
+
+SIMILAR = 0.6  # the share of a student's own code (the starter's and the class's common code left out) listed
+SHOWN_LINES = 12  # shared lines quoted per pair
+
+
+def similar(submissions: list[Submission], rows: list[Row]) -> list[Shared]:
+    """Pairs of graded students whose solutions are alike, each with a few of the lines they share."""
+    # Imported here: copydetect loads matplotlib's pyplot (0.5 s, 1.5 s on a loaded machine), and
+    # release needs nbformat; a class run without --similar needs neither.
+    from grader.instructor.release import starter
+    from grader.instructor.similarity import quote, similar_pairs
+
+    graded = {row.student for row in rows if row.broken is None}
+    sources = {
+        submission.student: read_submission(str(submission.path)).decode("utf-8", "replace")
+        for submission in submissions
+        if submission.student in graded
+    }
+    found = []
+    for pair in similar_pairs(sources, starter(), threshold=SIMILAR):
+        lines = quote(sources[pair.first], pair.first_lines).splitlines()
+        found.append(Shared(pair.first, pair.second, pair.first_share, pair.second_share, tuple(lines[:SHOWN_LINES])))
+    return found
+
+
+def write_report(
+    out: Path, rows: list[Row], lines: list[Line], not_graded: dict[str, str], submissions: list[Submission] | None
+) -> None:
+    """report.html; with submissions (--similar), the similar pairs among them too."""
+    finals = {line.student: line.final for line in lines}
+    students = [
+        Student(
+            row.student,
+            finals[row.student].final,
+            row.total,
+            row.stages,
+            row.failed,
+            row.broken,
+            finals[row.student].notes,
+        )
+        for row in sorted(rows, key=lambda row: row.student)
+    ]
+    checks = [
+        CheckInfo(check.label, number, check.title, check.points)
+        for number, stage in STAGES.items()
+        for check in stage.checks
+    ]
+    pairs = None if submissions is None else similar(submissions, rows)
+    write_atomically(out / "report.html", report_html(students, not_graded, STAGE_POINTS, checks, pairs, SIMILAR))
 
 
 def _grade_pending(
@@ -291,6 +431,7 @@ def _grade_pending(
     rows: dict[str, Row | None],
     failures: dict[str, str],
     progress: bool,
+    term: Term,
 ) -> None:
     """Grade `pending` in pools, filling rows (and failures) in and rewriting the gradebook after each student."""
     zygote()  # booting (its imports: a second or two) while the cases are drawn, not after
@@ -303,7 +444,7 @@ def _grade_pending(
             rows[student] = row
             if why:
                 failures[student] = why
-            write_gradebook(out, [row for row in rows.values() if row])
+            write_books(out, [row for row in rows.values() if row], term)
             bar.update()
 
         queue = deque(pending)
@@ -389,35 +530,6 @@ def _check_writable(out: Path) -> None:
         ) from None
 
 
-# ── what the instructor reads ────────────────────────────────────────────────
-
-
-def _csv(rows: list[list[str]]) -> str:
-    text = io.StringIO()
-    csv.writer(text, lineterminator="\n").writerows(rows)
-    return text.getvalue()
-
-
-def write_gradebook(out: Path, rows: list[Row]) -> None:
-    lines = [["student", "total", *(f"stage{stage}" for stage in STAGE_NUMBERS)]]
-    lines += [
-        [row.student, f"{row.total:g}", *(f"{row.stages[stage]:g}" for stage in STAGE_NUMBERS)]
-        for row in sorted(rows, key=lambda row: row.student)
-    ]
-    write_atomically(out / "gradebook.csv", _csv(lines))
-
-
-def write_not_graded(out: Path, why: dict[str, str]) -> None:
-    """not_graded.csv: every entry of DIR that has no row in the gradebook, and why (an empty list too)."""
-    write_atomically(out / "not_graded.csv", _csv([["student", "why"], *sorted(map(list, why.items()))]))
-
-
-def write_histogram(out: Path, rows: list[Row]) -> None:
-    from grader.instructor.histogram import png
-
-    write_atomically(out / "histogram.png", png(rows, STAGE_POINTS))
-
-
 def command(parser: argparse.ArgumentParser):
     """The `class` subcommand's arguments; returns what runs it."""
     parser.add_argument("dir", metavar="DIR", help="one <student>.py or <student>/tools.py per student")
@@ -426,6 +538,14 @@ def command(parser: argparse.ArgumentParser):
         "--jobs", type=_jobs, default=os.cpu_count() or 1, help="students graded at once (default: one per CPU)"
     )
     parser.add_argument("--seed", type=int, default=0, help="what the random inputs are drawn from (default 0)")
+    parser.add_argument(
+        "--force", action="store_true", help="grade every student again, even those whose stamp matches"
+    )
+    parser.add_argument(
+        "--similar",
+        action="store_true",
+        help="list similar pairs of solutions in report.html (copydetect; about a minute for 500 students)",
+    )
     return run
 
 
@@ -456,7 +576,7 @@ def run(args: argparse.Namespace) -> int:
     """Grade the class; exit 0 when grading completed, 2 on bad input, 130 when stopped."""
     try:
         with _interrupts_once():
-            grade_class(Path(args.dir), Path(args.out), args.jobs, args.seed)
+            grade_class(Path(args.dir), Path(args.out), args.jobs, args.seed, force=args.force, similar=args.similar)
     except UsageError as error:
         print(f"grader class: {error}", file=sys.stderr)
         return 2

@@ -345,6 +345,11 @@ def _make_rule(makefile: Path, target: str) -> str:
     return "\n".join(lines[starts[0] : end])
 
 
+def starter(root: Path = ROOT) -> str:
+    """The kit's tools.py: what every student starts from (the similarity report leaves it out)."""
+    return skeleton((root / STUDENT_MODULE).read_text(), STUDENT_MODULE, _stage_notebooks(root))
+
+
 def kit_files(root: Path = ROOT) -> dict[str, bytes]:
     """Every file of the kit, path -> content, in sorted order (not yet checked for leaks)."""
     reference, notebooks = (root / STUDENT_MODULE).read_text(), _stage_notebooks(root)

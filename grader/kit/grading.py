@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from agtool.syllabus import LESSONS
 from grader.kit.checks import STAGES
 from grader.kit.errors import SessionDied
-from grader.kit.probing import Check, CheckResult, run_check, run_public
+from grader.kit.probing import NOT_IMPORTED, Check, CheckResult, run_check, run_public
 from grader.kit.session import Session, SessionFactory
 
 STAGE_POINTS = {number: lesson.points for number, lesson in LESSONS.items()}  # what each stage's checks add up to
@@ -34,6 +34,13 @@ class Grade:
     @property
     def max_score(self) -> int:
         return sum(result.check.points for result in self.results)
+
+    @property
+    def broken(self) -> str | None:
+        """Why tools.py does not import at all (a syntax error, an import that raises), or None."""
+        if self.results and all(result.message.startswith(NOT_IMPORTED) for result in self.results):
+            return self.results[0].message.removeprefix(NOT_IMPORTED)
+        return None
 
     def stage_scores(self) -> dict[int, int]:
         scores: dict[int, int] = {}

@@ -7,6 +7,7 @@ refusal is one line naming the file and what to do.
 
 import os
 import stat
+from pathlib import Path
 
 MAX_SUBMISSION_BYTES = 1024 * 1024  # a tools.py is a few KB; the sandbox copies no more than this either
 
@@ -67,3 +68,16 @@ def _read(path: str, shown: str) -> bytes:
     if len(data) > MAX_SUBMISSION_BYTES:
         raise NotASubmission(f"{shown} is over {MAX_SUBMISSION_BYTES // (1024 * 1024)} MB: hand in the right file")
     return data
+
+
+def find_tools(folder: Path) -> Path | None:
+    """The tools.py in folder, or the shallowest one below it (the first by name among equals)."""
+    found = sorted(folder.rglob("tools.py"), key=lambda path: (len(path.parts), path.as_posix()))
+    found = [path for path in found if not hidden_entry(path.relative_to(folder))]
+    found = [path for path in found if path.is_symlink() or not path.is_dir()]
+    return found[0] if found else None
+
+
+def hidden_entry(relative: Path) -> bool:
+    """A dot-file or dunder entry (.git, __MACOSX, __pycache__): never a student's submission."""
+    return any(part.startswith((".", "__")) for part in relative.parts)

@@ -18,6 +18,7 @@ cases, not by time, so the result stays reproducible. `run_public` judges the
 kit's fixed public probes instead (grader/public.py), smallest first.
 """
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -32,6 +33,7 @@ from hypothesis import strategies as st
 
 from agtool.rules import RULES, Rule
 from grader.kit.errors import SessionDied
+from grader.kit.pasteable import pasteable
 
 if TYPE_CHECKING:  # a type only: importing session here (it imports trusted, the oracle, the checks) is a cycle
     from grader.kit.session import Session
@@ -442,7 +444,10 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
     if mismatch is None:
         return None
     setting = check.show(case) if mismatch.setting is None else mismatch.setting
-    return Failure(setting, mismatch.call, mismatch.expected, mismatch.got, mismatch.hint)
+    call = mismatch.call
+    with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
+        setting, call = pasteable(check.probe(case), observation, setting, mismatch)
+    return Failure(setting, call, mismatch.expected, mismatch.got, mismatch.hint)
 
 
 def case_seed(seed: int, check: Check) -> int:
@@ -450,10 +455,13 @@ def case_seed(seed: int, check: Check) -> int:
     return zlib.crc32(f"{seed}/{check.label}".encode())
 
 
+NOT_IMPORTED = "tools.py could not be imported: "  # a blocker's start: the file is broken (Grade.broken)
+
+
 def blocker(observation: dict) -> str | None:
     """Why no case of this check can be judged (cannot import, not implemented), or None."""
     if observation.get("error") == "import":
-        return f"tools.py could not be imported: {observation['message']}"
+        return f"{NOT_IMPORTED}{observation['message']}"
     if "error" in observation:
         return f"the grader could not run tools.py: {observation['message']}"
     for result in observation["results"]:

@@ -23,7 +23,8 @@ from grader.kit.session import clean_text
 
 STAGE_TITLES = {number: lesson.title for number, lesson in LESSONS.items()}
 MAX_RESULTS_BYTES = 1_000_000  # Gradescope refuses more
-FIELD_LIMIT = 1500  # characters of one shown input, expected or got
+FIELD_LIMIT = 1500  # characters of an expected or a got
+INPUT_SCALE = 4  # a shown input may hold FIELD_LIMIT times this: its setup (imports, the table) must run whole
 
 
 # How both READMEs name the virtual environment's python: a bare `python` may be another
@@ -46,12 +47,21 @@ class Audience:
     # Gradescope's visibilities (INPUTS_SHOWN). Anything but "visible" puts it in a 0-point
     # entry of its own, so that the check's title, score and verdict are visible at once.
     inputs_shown: str = "visible"
+    # A student with the kit and not the grader: the replay is the kit's `check N` and the input
+    # pasted; the file is named as `path` says (never the instructor's path to it).
+    kit: bool = False
 
-    def replay(self, grade: Grade, check) -> str:
+    def replay(self, grade: Grade, check, pasteable: bool = False) -> str:
         if not self.seed_shown:
             return (
                 f"Replay in your kit: {_code_span(check_command(check.stage))} (its public probes; "
                 "the inputs that graded you stay hidden)"
+            )
+        if self.kit:
+            paste = "paste the input above into a notebook cell, or run " if pasteable else "run "
+            return (
+                f"Seed {grade.seed}; replay in your kit: {paste}{_code_span(check_command(check.stage))} "
+                "(the kit's public probes; both run on your own earlier stages)"
             )
         command = (
             f"{VENV_PYTHON} -m grader grade {shlex.quote(self.path or grade.path)} "
@@ -60,10 +70,32 @@ class Audience:
         return f"Seed {grade.seed}; replay: {_code_span(command)}"
 
     def seed(self, grade: Grade) -> str:
-        return f" (seed {grade.seed})" if self.seed_shown else ""
+        named = f" for {_code_span(self.path)}" if self.kit and self.path else ""
+        return named + (f" (seed {grade.seed})" if self.seed_shown else "")
+
+    def private(self, text: str, grade: Grade) -> str:
+        """text without the grader's own path to the file, for a reader who has the kit only."""
+        if not self.kit:
+            return text
+        for path in sorted({grade.path, os.path.abspath(grade.path), os.path.realpath(grade.path)}, key=len)[::-1]:
+            shown = self.path or os.path.basename(path)
+            folder = os.path.dirname(path) + os.sep
+            for written, said in ((path, shown), (folder, "")):  # the file, then a sibling of it
+                if written.count(os.sep) < 2:  # "/" or "/tmp/": not the grader's own folder alone
+                    continue
+                text = text.replace(written, said).replace(_prose(written), _prose(said))  # in prose too
+        return text
+
+
+def for_student(path_shown: str) -> Audience:
+    """A student reading `class` output (feedback.md, results.json) with the kit alone: the file named
+    path_shown (as they handed it in: "tools.py", or its name in the class folder), the seed shown, and a
+    replay that runs in the kit (its `check N`, or the failing input pasted into a notebook cell)."""
+    return Audience(path=path_shown, kit=True)
 
 
 INSTRUCTOR = Audience()
+CLASS_STUDENT = for_student("tools.py")
 INPUTS_SHOWN = ("after_due_date", "after_published", "hidden", "visible")  # Gradescope's visibility values
 _SHOWN_WHEN = {
     "after_due_date": "is shown after the due date",
@@ -102,6 +134,9 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
     said = _prose(result.message if result.message.endswith((".", "?", "!", ")")) else result.message + ".")
     if result.passed:
         return f"Passed ({check.points}/{check.points}): {said}"
+    why = not_run(grade)
+    if why:  # said once, in the summary: here one line
+        return f"Not run (0/{check.points}): {_prose(why)}."
     lines = [f"Failed (0/{check.points}): {said}"]
     if result.failure and audience.inputs_shown == "visible":
         lines += ["", failing_input(result, limit)]
@@ -114,9 +149,35 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
         "",
         f"Hint: {check.hint}",
         "",
-        audience.replay(grade, check),
+        audience.replay(grade, check, pasteable=result.failure is not None and audience.inputs_shown == "visible"),
     ]
     return "\n".join(lines)
+
+
+def not_run(grade: Grade) -> str | None:
+    """Why no check of the grade could run at all, in a few words, or None: tools.py does not import
+    (a syntax error, an import that raises), or its process died before answering in every stage
+    (os._exit at import). Then every check failed the same way, and the reason is said once."""
+    if grade.broken is not None:
+        return "tools.py does not import"
+    return _one_cause(grade)
+
+
+def _one_cause(grade: Grade) -> str | None:
+    """The one reason every check failed for, before any input was judged, when a session died for it."""
+    if not grade.results or any(result.passed or result.failure for result in grade.results):
+        return None
+    causes = {result.message.removeprefix("not run: ") for result in grade.results}
+    died = any(result.died for result in grade.results)
+    return causes.pop() if died and len(causes) == 1 else None
+
+
+def _why_not_run(grade: Grade) -> str:
+    """The summary's sentence for a grade no check could run in (not_run), or ""."""
+    if grade.broken is not None:
+        return f"**tools.py does not import**, so no check could run: {_prose(grade.broken)}"
+    cause = _one_cause(grade)
+    return f"**No check could run**: {_prose(cause)}" if cause else ""
 
 
 def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
@@ -129,7 +190,7 @@ def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
             "The smallest failing input the grader found:",
             "",
             "```python",
-            _cut(shown, limit),
+            _cut(shown, limit * INPUT_SCALE),
             "```",
             "",
             "```",
@@ -172,6 +233,7 @@ def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
     """Gradescope's results.json for a grade, kept under 1 MB."""
     limit = FIELD_LIMIT
     while True:
+        tests = [test for result in grade.results for test in _tests(result, grade, audience, limit)]
         results = {
             "score": grade.score,
             "execution_time": round(grade.seconds, 3),
@@ -179,7 +241,7 @@ def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
             "output_format": "md",
             "visibility": "visible",
             "stdout_visibility": "hidden",
-            "tests": [test for result in grade.results for test in _tests(result, grade, audience, limit)],
+            "tests": [{**test, "output": audience.private(test["output"], grade)} for test in tests],
         }
         if len(json.dumps(results, ensure_ascii=False).encode()) < MAX_RESULTS_BYTES or limit < 50:
             return results
@@ -193,13 +255,29 @@ def summary(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
         maxima[result.check.stage] = maxima.get(result.check.stage, 0) + result.check.points
     scores = grade.stage_scores()
     rows = [f"| {stage} · {STAGE_TITLES[stage]} | {scores[stage]} / {maxima[stage]} |" for stage in sorted(maxima)]
-    return "\n".join(
-        [f"**{grade.score} / {grade.max_score}**{audience.seed(grade)}", "", "| stage | score |", "|---|---|", *rows]
+    why = _why_not_run(grade)
+    text = "\n".join(
+        [
+            f"**{grade.score} / {grade.max_score}**{audience.seed(grade)}",
+            *(["", why] if why else []),
+            "",
+            "| stage | score |",
+            "|---|---|",
+            *rows,
+        ]
     )
+    return audience.private(text, grade)
 
 
 def feedback_markdown(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
     lines = [f"# agtool lab: {grade.score} / {grade.max_score}", "", summary(grade, audience)]
+    why = not_run(grade)
+    if why:  # one line a stage: every check of it failed for the reason the summary gives
+        for number in dict.fromkeys(result.check.stage for result in grade.results):
+            labels = [result.check.label for result in grade.results if result.check.stage == number]
+            span = labels[0] if len(labels) == 1 else f"{labels[0]} to {labels[-1]}"
+            lines += ["", f"## Stage {number} · {STAGE_TITLES[number]}", "", f"✗ {span}: not run: {_prose(why)}"]
+        return audience.private("\n".join(lines), grade) + "\n"
     stage = None
     for result in grade.results:
         if result.check.stage != stage:
@@ -212,7 +290,7 @@ def feedback_markdown(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
             "",
             check_output(result, grade, audience),
         ]
-    return "\n".join(lines) + "\n"
+    return audience.private("\n".join(lines), grade) + "\n"
 
 
 _UMASK = os.umask(0)
@@ -270,7 +348,7 @@ def html_table(grade: Grade) -> str:
     rows = []
     for result in grade.results:
         colour = "#e6f4ea" if result.passed else "#fce8e6"
-        detail = html.escape(_cut(_row_detail(result), FIELD_LIMIT))
+        detail = html.escape(_cut(_row_detail(result), FIELD_LIMIT * (INPUT_SCALE + 2)))
         rows.append(
             f'<tr style="background:{colour}"><td>{"✓" if result.passed else "✗"}</td>'
             f"<td>{result.check.label}</td><td>{html.escape(result.check.title)}</td>"

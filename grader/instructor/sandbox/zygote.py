@@ -91,6 +91,7 @@ def main() -> None:
     try:
         for name in PRELOAD:
             importlib.import_module(name)
+        _prepare_confinement()
         gc.collect()
         gc.freeze()  # what every child shares stays shared (no copy on write by the collector)
         _serve(socket.socket(fileno=int(sys.argv[1])), links, sweeper, lease)
@@ -105,6 +106,15 @@ def main() -> None:
         for folder in _FOLDERS:  # the graders' folders of workdirs, once empty (a pool worker's exit skips its own)
             with contextlib.suppress(OSError):
                 os.rmdir(folder)
+
+
+def _prepare_confinement() -> None:
+    """What every child's confinement computes alike, computed here once: the children inherit it."""
+    from grader.instructor.sandbox import confine, seccomp
+
+    confine.readable_paths()
+    if seccomp.available() is None:
+        seccomp.program()
 
 
 def _serve(

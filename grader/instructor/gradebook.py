@@ -1,0 +1,152 @@
+"""What `class` writes for the instructor's books: the gradebook, who was not graded, the LMS's CSV,
+and what changed since the last run.
+
+- OUT/gradebook.csv: student, final, raw, late, override, hours_late, stage1 … stage6, notes
+  (final = raw - late + override; the stages are raw; the notes say why any differs).
+  Written anew on every run from the students' results and the term files: a hand edit is
+  not lost, it is kept aside (gradebook.edited-<time>.csv) and the run says to use overrides.csv.
+- OUT/not_graded.csv: student, why: every entry of DIR without a row, and every file that
+  does not import (its row says 0; this says why).
+- OUT/canvas.csv, when OUT/roster.csv maps the lab's students to Canvas's (student, Student,
+  ID, SIS User ID, SIS Login ID, Section): Canvas's gradebook import, one column for the
+  assignment, a "Points Possible" row first.
+- OUT/changes.csv, after a run that changed a final score: student, before, after, change.
+"""
+
+import csv
+import io
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.instructor.term import Final, TermError
+from grader.kit.report import write_atomically
+
+GRADEBOOK = "gradebook.csv"
+WRITTEN = ".gradebook.last.csv"  # what this program last wrote as gradebook.csv: a differing one was edited
+ROSTER = "roster.csv"
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One student's line: their final numbers and raw stage scores."""
+
+    student: str
+    final: Final
+    stages: dict[int, float]
+
+
+def csv_text(rows: Sequence[Sequence[str]]) -> str:
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(rows)
+    return text.getvalue()
+
+
+def keep_hand_edits(out: Path) -> str | None:
+    """Before a run: a gradebook.csv changed since this program wrote it is kept aside; returns its new name."""
+    path = out / GRADEBOOK
+    try:
+        if path.read_bytes() == (out / WRITTEN).read_bytes():
+            return None
+    except FileNotFoundError:  # no gradebook yet; or one of an earlier release, with no copy to compare
+        return None
+    kept = out / f"gradebook.edited-{time.strftime('%Y%m%dT%H%M%S')}.csv"
+    path.rename(kept)
+    return kept.name
+
+
+def previous_finals(out: Path) -> dict[str, str] | None:
+    """student -> final, as this program last wrote the gradebook (None before its first run)."""
+    try:
+        text = (out / WRITTEN).read_text()
+    except FileNotFoundError:
+        return None
+    return {row["student"]: row["final"] for row in csv.DictReader(io.StringIO(text))}
+
+
+def write_gradebook(out: Path, lines: Sequence[Line], stage_numbers: Sequence[int]) -> None:
+    header = [
+        "student",
+        "final",
+        "raw",
+        "late",
+        "override",
+        "hours_late",
+        *(f"stage{n}" for n in stage_numbers),
+        "notes",
+    ]
+    rows = [header] + [
+        [
+            line.student,
+            f"{line.final.final:g}",
+            f"{line.final.raw:g}",
+            f"{line.final.late:g}",
+            f"{line.final.override:g}",
+            f"{line.final.hours_late:g}",
+            *(f"{line.stages[n]:g}" for n in stage_numbers),
+            "; ".join(line.final.notes),
+        ]
+        for line in sorted(lines, key=lambda line: line.student)
+    ]
+    text = csv_text(rows)
+    # A run stopped between the two makes the next one keep an unedited gradebook aside: nothing is lost.
+    write_atomically(out / WRITTEN, text)
+    write_atomically(out / GRADEBOOK, text)
+
+
+def write_not_graded(out: Path, why: dict[str, str]) -> None:
+    """not_graded.csv: every entry that has no row in the gradebook or does not import, and why (an empty list too)."""
+    write_atomically(out / "not_graded.csv", csv_text([["student", "why"], *sorted(map(list, why.items()))]))
+
+
+def write_changes(out: Path, before: dict[str, str], lines: Sequence[Line]) -> list[str]:
+    """changes.csv: whose final differs from the last gradebook (new and gone students too); returns them."""
+    after = {line.student: f"{line.final.final:g}" for line in lines}
+    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    rows = [["student", "before", "after", "change"]]
+    for name in changed:
+        old, new = before.get(name, ""), after.get(name, "")
+        change = f"{float(new) - float(old):+g}" if old and new else "new" if new else "gone"
+        rows.append([name, old, new, change])
+    write_atomically(out / "changes.csv", csv_text(rows))
+    return changed
+
+
+def read_roster(out: Path) -> dict[str, dict[str, str]] | None:
+    """roster.csv: lab student -> Canvas's columns; None without one."""
+    path = out / ROSTER
+    if not path.is_file():
+        return None
+    try:
+        reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig")))
+        columns = tuple(name.strip() for name in reader.fieldnames or ())
+        rows = list(reader)
+    except UnicodeDecodeError:
+        raise TermError(f"{ROSTER}: not UTF-8 text: save it as CSV UTF-8") from None
+    if columns != ("student", *CANVAS_COLUMNS):
+        raise TermError(f"{ROSTER}: its first line must be student,{','.join(CANVAS_COLUMNS)}")
+    roster: dict[str, dict[str, str]] = {}
+    for number, row in enumerate(rows, start=2):
+        student = (row.get("student") or "").strip()
+        if not student or not (row.get("ID") or row.get("SIS User ID")):
+            raise TermError(f"{ROSTER} line {number}: needs a student and Canvas's ID or SIS User ID")
+        if student in roster:
+            raise TermError(f"{ROSTER} line {number}: {student} is named twice: keep one row")
+        roster[student] = {column: (row.get(column) or "").strip() for column in CANVAS_COLUMNS}
+    return roster
+
+
+def write_canvas(
+    out: Path, lines: Sequence[Line], roster: dict[str, dict[str, str]], assignment: str, most: int
+) -> list[str]:
+    """canvas.csv for Canvas's gradebook import; returns the graded students the roster does not name."""
+    finals = {line.student: f"{line.final.final:g}" for line in lines}
+    rows = [[*CANVAS_COLUMNS, assignment], ["Points Possible", "", "", "", "", str(most)]]
+    # A roster's student with no grade gets an empty cell: Canvas leaves an empty cell's grade as it was.
+    rows += [
+        [*(entry[c] for c in CANVAS_COLUMNS), finals.get(student, "")] for student, entry in sorted(roster.items())
+    ]
+    write_atomically(out / "canvas.csv", csv_text(rows))
+    return sorted(set(finals) - set(roster))

@@ -1,0 +1,292 @@
+"""A failing input as code a student can paste into a kit notebook, from the request its case made."""
+
+import ast
+import builtins
+import math
+from typing import TYPE_CHECKING, Any
+
+from grader.kit import values
+from grader.kit.runner import LANGGRAPH_DEFAULT_LIMIT
+
+if TYPE_CHECKING:  # a type only: probing imports this module
+    from grader.kit.probing import Mismatch
+
+# ── the smallest failing input, as code a student can paste ──────────────────
+#
+# A check writes its failing input for a reader (TOOLS['t']['args'] = ..., then the call). Pasted
+# alone into a kit's notebook cell that stops at its first name: check_args is not imported, the
+# tool 't' is not in the student's TOOLS (KeyError: 't'). `pasteable` writes the rest from the very
+# request the case made: the imports from agtool.tools, the case's table installed in TOOLS with
+# the grader's own spy bodies (grader.kit.spies.Spy, which the kit ships), the memo, state or picker
+# the call names, and, where the request's earlier calls left something behind (a spy's next step,
+# a memo's entries), those calls first. What it cannot make runnable stays as the check wrote it.
+
+_IMPORTS = {  # names a shown input may use that are not the student's module's
+    "Spy": "from grader.kit.spies import Spy  # the grader's tool body: its k-th run does step k "
+    "(the last one from then on); .runs counts them",
+    "Touchy": "from grader.kit.values import Touchy  # a value whose ==, < and hash raise TypeError",
+    "decode": "from grader.kit.values import decode  # builds a value JSON has no word for",
+    "change_everything_in": "from grader.kit.values import mutate as change_everything_in",
+    "suppress": "from contextlib import suppress",
+}
+_DEFINED = {
+    "holding_itself": "def holding_itself(items):  # a list that holds itself: Python prints it [..., [...]]\n"
+    "    items.append(items)\n    return items",
+}
+_RECURSION_LIMIT = [  # grader/kit/runner.py's _langgraph_default_limit, for the rest of the session
+    "import langgraph._internal._config as langgraph_config  # the grade runs with LangGraph's default "
+    f"recursion_limit at {LANGGRAPH_DEFAULT_LIMIT} (restart the kernel to undo)",
+    "langgraph_config.DEFAULT_RECURSION_LIMIT = "
+    f"type(langgraph_config.DEFAULT_RECURSION_LIMIT)({LANGGRAPH_DEFAULT_LIMIT})",
+]
+_TOUCHY = values.py({"$touchy": 0})  # "Touchy()  # its ... raise TypeError": a comment that would end the call
+_LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception
+
+
+def pasteable(req: dict, observation: dict, setting: str, mismatch: "Mismatch") -> tuple[str, str]:
+    """(setting, call) as code that runs pasted into a kit's notebook cell, in a Python in the kit's
+    folder, and gives what the submission gave the grader (on the student's own earlier stages, where
+    the grader put its own); the check's own (setting, call) where that cannot be written."""
+    written, call = setting, _call_source(mismatch.call)
+    calls, results = req.get("calls", []), observation.get("results", [])
+    core: list[str] = []
+    if "table" in req:
+        core += _table_source(_used(req["table"], setting))
+        # the check's picture of the table gives way to the table itself; whatever else it set (memo = {}) stays
+        setting = "\n".join(line for line in setting.splitlines() if not line.lstrip("# ").startswith("TOOLS"))
+    core += [setting] if setting else []
+    at = _failing_call(calls, results, mismatch)
+    earlier = []
+    if at and _leaves_state(req):
+        earlier.append("# what the grader called before it, in the same request: the bodies and the memo remember it")
+        earlier += [_earlier_call(calls[i], results[i] if i < len(results) else {}) for i in range(at)]
+    spy_names = {name for name in _spelled(calls, "$spy") if type(name) is str}
+    made = []  # what the calls name besides the module's own: set after the table, before any call
+    for name in _free_names("\n".join([*core, *earlier, call])):
+        if name == "state" and at is not None and calls[at].get("args"):
+            made.append(f"state = {_source(calls[at]['args'][0])}")
+        elif name in spy_names:
+            made.append(f"{name} = TOOLS[{name!r}]['fn']")
+        elif name == "memo" or (name.startswith("memo") and name[4:].isdigit()):
+            made.append(f"{name} = {{}}")
+        elif name in _DEFINED:
+            made.append(_DEFINED[name])
+    body = [*core, *made, *earlier]
+    names = _free_names("\n".join([*body, call]))
+    own = [name for name in names if name not in _IMPORTS]
+    lines = [f"from agtool.tools import {', '.join(own)}"] if own else []
+    lines += [_IMPORTS[name] for name in names if name in _IMPORTS]
+    if "recursion" in mismatch.got.lower():  # what came back is LangGraph's limit: set it as the grade does
+        lines += _RECURSION_LIMIT
+    shown = "\n".join([*lines, *body])
+    try:
+        compile(f"{shown}\n{call}", "<the failing input>", "exec")
+    except (SyntaxError, ValueError):  # a value cut short, or no call at all: as the check wrote it
+        return written, mismatch.call
+    return shown, call
+
+
+def _used(table: dict, setting: str) -> dict:
+    """The tools of the table the check's setting shows (all of them where it names none), with the
+    upgrades they name: what the call reads of TOOLS (a door call reads its own tool's entry alone)."""
+    named = [name for name in table if f"TOOLS[{name!r}]" in setting] or list(table)
+    for name in named:  # grows as it goes: an upgrade's upgrade too
+        upgrade = table[name].get("upgrade")
+        if type(upgrade) is str and upgrade in table and upgrade not in named:
+            named.append(upgrade)
+    return {name: entry for name, entry in table.items() if name in named}
+
+
+def _table_source(table: dict) -> list[str]:
+    """The case's table as the child's TOOLS held it (grader/kit/spies.py's build_table), in the module's TOOLS."""
+    lines = ["TOOLS.clear()  # the grader's table in place of yours, until tools.py is imported again"]
+    for name, entry in table.items():
+        description = entry.get("description", f"the tool {name}")
+        lines.append(f"TOOLS[{name!r}] = {{'fn': Spy({_literal(entry['body'])}), 'description': {description!r}}}")
+        lines += [f"TOOLS[{name!r}][{part!r}] = {_source(entry[part])}" for part in ("args", "returns")]
+        if "upgrade" in entry:
+            lines.append(f"TOOLS[{name!r}]['upgrade'] = {_source(entry['upgrade'])}")
+    return lines
+
+
+def _literal(value: Any) -> str:
+    """JSON data (a request's spelling, tags and all) as a Python literal of that very data."""
+    if type(value) is float and not math.isfinite(value):
+        return f"float({str(value)!r})"
+    if type(value) is list:
+        return "[" + ", ".join(map(_literal, value)) + "]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{key!r}: {_literal(item)}" for key, item in value.items()) + "}"
+    return repr(value)
+
+
+def _source(value: Any) -> str:
+    """Python that builds the value a request spells, as the child decodes it."""
+    if _spelled(value, "$touchy") or _spelled(value, "$cycle"):  # no literal spells these
+        return f"decode({_literal(value)})"
+    return values.py(value, 10**9)
+
+
+def _spelled(value: Any, tag: str) -> list:
+    """What every {tag: x} anywhere in value holds."""
+    if type(value) is list:
+        return [found for item in value for found in _spelled(item, tag)]
+    if type(value) is dict:
+        if value.keys() == {tag}:
+            return [value[tag]]
+        return [found for item in value.values() for found in _spelled(item, tag)]
+    return []
+
+
+def _call_source(text: str) -> str:
+    """A check's call, made to run: Touchy() without its comment, a list that holds itself built
+    (Python prints it [..., [...]], which would be a list holding an Ellipsis), and two calls shown
+    side by side as `a and b` as a tuple, so that both answers show."""
+    text = text.replace(_TOUCHY, "Touchy()")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    cycles = _Cycles()
+    tree = cycles.visit(tree)
+    changed = cycles.found
+    if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
+        shown = tree.body[0].value
+        if (
+            isinstance(shown, ast.BoolOp)
+            and isinstance(shown.op, ast.And)
+            and all(isinstance(v, ast.Call) for v in shown.values)
+        ):
+            tree.body[0].value, changed = ast.Tuple(shown.values, ast.Load()), True
+        elif isinstance(shown, ast.Subscript) and _subscripts_of_a_name(shown):
+            # TOOLS['stock_lookup']['upgrade'] read as the check reads it: None where the key is missing
+            get = ast.Attribute(shown.value, "get", ast.Load())
+            tree.body[0].value, changed = ast.Call(get, [shown.slice], []), True
+    return ast.unparse(ast.fix_missing_locations(tree)) if changed else text
+
+
+def _subscripts_of_a_name(node: ast.expr) -> bool:
+    """Is node NAME[k1][k2]..., constant keys only?"""
+    while isinstance(node, ast.Subscript):
+        if not isinstance(node.slice, ast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+class _Cycles(ast.NodeTransformer):
+    """[a, b, [...]] (values.py's spelling of a list that holds itself) -> holding_itself([a, b])."""
+
+    found = False
+
+    def visit_List(self, node: ast.List) -> ast.AST:
+        self.generic_visit(node)
+        last = node.elts[-1] if node.elts else None
+        if (
+            isinstance(last, ast.List)
+            and len(last.elts) == 1
+            and isinstance(last.elts[0], ast.Constant)
+            and last.elts[0].value is Ellipsis
+        ):
+            self.found = True
+            return ast.Call(ast.Name("holding_itself", ast.Load()), [ast.List(node.elts[:-1], ast.Load())], [])
+        return node
+
+
+def _free_names(code: str) -> list[str]:
+    """The names code reads and never sets, builtins aside, in the order they first come."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    read: dict[str, None] = {}
+    stored = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                read.setdefault(node.id)
+            else:
+                stored.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            stored.add(node.name)
+            stored.update(arg.arg for arg in node.args.args)
+    ordered = sorted(read, key=lambda name: _first_at(tree, name))
+    return [name for name in ordered if name not in stored and not hasattr(builtins, name)]
+
+
+def _first_at(tree: ast.AST, name: str) -> tuple[int, int]:
+    return min(
+        (node.lineno, node.col_offset) for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == name
+    )
+
+
+def _leaves_state(req: dict) -> bool:
+    """Can a call of this request change what a later one gives (a spy's steps, a shared memo, a picker)?"""
+    steps = any(len(entry.get("body", ())) > 1 for entry in req.get("table", {}).values())
+    return steps or bool(_spelled(req.get("calls", []), "$memo") or _spelled(req.get("calls", []), "$spy"))
+
+
+def _target(fn: Any) -> str:
+    if type(fn) is list and fn and type(fn[0]) is str:
+        return fn[0] + "".join(f"[{key!r}]" for key in fn[1:])
+    return str(fn)
+
+
+def _argument_source(arg: Any) -> str:
+    if type(arg) is dict and arg.keys() == {"$memo"}:
+        return "memo" if arg["$memo"] == 0 else f"memo{arg['$memo']}"
+    if type(arg) is dict and arg.keys() == {"$spy"} and type(arg["$spy"]) is str:
+        return arg["$spy"] if arg["$spy"].isidentifier() else f"TOOLS[{arg['$spy']!r}]['fn']"
+    return values.py(arg, 10**9)
+
+
+def _call_expression(call: dict) -> str:
+    """A request's call as the checks write it: fn(args..., key=value...), a memo as `memo`, a picker by its name."""
+    target = _target(call["fn"])
+    if call.get("get"):
+        return target
+    given = [_argument_source(arg) for arg in call.get("args", [])]
+    given += [f"{key}={_argument_source(arg)}" for key, arg in call.get("kwargs", {}).items()]
+    return f"{target}({', '.join(given)})"
+
+
+def _shows(call: dict, line: str) -> bool:
+    """Is `line` (the first line of a check's call) this call of the request?"""
+    said = _call_expression(call)
+    if line in (said, f"envelope = {said}") or line.startswith(f"{said}  #"):
+        return True
+    state = call.get("args", [None])[0] if type(call.get("args")) is list and call.get("args") else None
+    if line.startswith(f"{_target(call['fn'])}(state)") and type(state) is dict:  # 6.8: the state in a comment
+        error = state.get("result", {}).get("error") if type(state.get("result")) is dict else None
+        return f"state['args'] = {values.py(state.get('args'), 10**4)}" in line and repr(error) in line
+    return False
+
+
+def _failing_call(calls: list, results: list, mismatch: "Mismatch") -> int | None:
+    """The index in the request of the (first) call the check's text shows, or None."""
+    lines = mismatch.call.splitlines()
+    found = [at for at, call in enumerate(calls) if lines and _shows(call, lines[0])]
+    if len(found) > 1 and len(lines) == 1:
+        # The same call more than once (a run asked again, through one memo): the last one that gave what
+        # the feedback says came back. The calls before it, replayed, leave what they left for it.
+        said = [at for at in found if at < len(results) and _gave(results[at], mismatch.got)]
+        return (said or found)[-1]
+    return found[0] if found else None  # a sequence of calls shown (stage 5's): it starts at the first
+
+
+def _gave(result: dict, got: str) -> bool:
+    """Could `got` (a check's text of what came back) be this outcome: raised or not, and its body runs?"""
+    if ("raised" in result) != got.startswith("raised "):
+        return False
+    return "body runs: " not in got or f"body runs: {sum(result.get('runs', {}).values())}" in got
+
+
+def _earlier_call(call: dict, result: dict) -> str:
+    """An earlier call of the request, as it ran: an exception it raised does not stop the input."""
+    said = _call_source(_call_expression(call))
+    if call.get("mutate"):
+        said = f"change_everything_in({said})"
+    if "raised" in result:
+        kind = "BaseException" if str(result["raised"]).split(":")[0] in _LET_OUT else "Exception"
+        return f"with suppress({kind}):\n    {said}"
+    return said

@@ -1,0 +1,328 @@
+"""Feedback a student reads from `class` output: no instructor path, a replay that runs in the kit,
+smallest failing inputs that run as pasted, and one short message for a file that does not import.
+
+The shown inputs are run as a student would run them: each failing check's input, pasted whole,
+in a fresh Python whose working folder and path are a released kit holding the buggy module as
+agtool/tools.py; it must run (no NameError, no KeyError) and give back what the feedback says came back.
+"""
+
+import ast
+import importlib
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agtool
+from grader.kit.checks import STAGES
+from grader.kit.grading import grade
+from grader.kit.report import INSTRUCTOR, feedback_markdown, results_json
+from grader.kit.session import LocalSession
+from grader.kit.values import py
+from tests import forked_python
+
+pytestmark = pytest.mark.grader
+
+ROOT = Path(agtool.__file__).resolve().parents[1]
+REFERENCE = (ROOT / "agtool" / "tools.py").read_text()
+STATE_SHOWN = ("status", "attempts", "reasons", "tool", "args", "result", "answer")  # what stage 6 shows of a state
+
+# stage -> indices into tests/mutants/stageN.py's MUTANTS: single-bug modules whose failing checks
+# cover the shapes of shown input (own TOOLS, a table of spies, a memo, a picker, a FIXES state, Touchy).
+MUTANTS = {1: (0, 1, 2, 3), 2: (0, 4, 12), 3: (3, 9), 4: (0, 6, 9), 5: (0, 3, 6), 6: (0, 3, 9, 11, 13)}
+# Buggy redefinitions appended to the reference: inputs no literal spells (a list that holds itself), NaN.
+TAILS = {
+    "check_args dumps its args": (
+        2,
+        "\n_own_check_args = check_args\n\n\ndef check_args(name, args):\n"
+        "    import json\n\n    json.dumps(args)\n    return _own_check_args(name, args)\n",
+    ),
+    "memo_key refuses no NaN": (
+        5,
+        "\ndef memo_key(name, args):\n    import json\n\n    try:\n"
+        "        return name + json.dumps(args, sort_keys=True)\n"
+        "    except (TypeError, ValueError):\n        return None\n",
+    ),
+}
+
+
+def mutant_source(stage: int, index: int) -> str:
+    return importlib.import_module(f"tests.mutants.stage{stage}").MUTANTS[index].source()
+
+
+@pytest.fixture(scope="module")
+def kit_files():
+    from grader.instructor import release
+
+    return release.kit_files()
+
+
+def kit_with(kit_files, folder: Path, source: str) -> Path:
+    """A released kit in folder whose agtool/tools.py is `source`, with the repository's venv as its .venv."""
+    from grader.instructor import release
+
+    release.write_kit(kit_files, folder)
+    (folder / release.STUDENT_MODULE).write_text(source)
+    (folder / ".venv").symlink_to(Path(sys.executable).parents[1], target_is_directory=True)
+    return folder
+
+
+def kit_env(kit: Path) -> dict:
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(kit)}
+
+
+# ── running a shown input as a student pastes it ─────────────────────────────
+
+# Runs the pasted input (stdin) whole, the last line's value kept: what a notebook cell shows.
+PASTED = """
+import ast, json, sys
+code = sys.stdin.read()
+tree = ast.parse(code)
+last = tree.body.pop()
+assert isinstance(last, ast.Expr), "the input does not end with the call"
+space = {"__name__": "__main__"}
+exec(compile(tree, "<pasted>", "exec"), space)
+from agtool import tools
+from grader.kit.runner import error_text
+from grader.kit.values import to_plain
+
+def body_runs():
+    return sum(getattr(entry.get("fn"), "runs", 0) for entry in tools.TOOLS.values() if type(entry) is dict)
+
+before = body_runs()
+try:
+    value = eval(compile(ast.Expression(last.value), "<pasted>", "eval"), space)
+    outcome = {"value": to_plain(list(value) if type(value) is tuple else value), "pair": type(value) is tuple}
+except BaseException as error:
+    outcome = {"raised": error_text(error)}
+outcome["runs"] = body_runs() - before
+print(json.dumps(outcome))
+"""
+
+
+def run_pasted(kit: Path, code: str) -> dict:
+    done = subprocess.run(
+        forked_python.command([sys.executable, "-c", PASTED]),
+        input=code,
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, f"the shown input does not run:\n{code}\n{done.stderr[-3000:]}"
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def outcome_text(outcome: dict, got: str) -> str:
+    """What the pasted input gave, written as the feedback writes what came back."""
+    if "raised" in outcome:
+        text = f"raised {outcome['raised']}"
+    elif outcome["pair"]:
+        text = " and ".join(py(item, 10**4) for item in outcome["value"])
+    else:
+        value = outcome["value"]
+        if type(value) is dict and "path" in value and "status" in value:  # a run's final state
+            value = {key: value[key] for key in STATE_SHOWN if key in value}
+        text = py(value, 10**4)
+    if ", body runs: " in got:
+        text += f", body runs: {outcome['runs']}"
+    return text
+
+
+def reproduces(text: str, got: str) -> bool:
+    if got.startswith(text):
+        return True
+    shown, cut, _ = got.partition(" …(cut)")  # the feedback cut a long value short: what it kept
+    return bool(cut) and text.startswith(shown)
+
+
+def shown_input(failure) -> str:
+    return "\n".join(part for part in (failure.setting, failure.call) if part)
+
+
+def pasted_inputs_reproduce(kit: Path, stage: int) -> int:
+    """Grade the kit's agtool/tools.py at `stage`, run each failing check's shown input pasted in the kit,
+    and check it gives what the feedback says came back; how many were judged."""
+    judged = 0
+    graded = grade(str(kit / "agtool" / "tools.py"), LocalSession, seed=1, stages=(stage,))
+    for result in graded.results:
+        if result.passed or result.failure is None:
+            continue
+        failure = result.failure
+        code = shown_input(failure)
+        ast.parse(code)  # Python as it stands
+        outcome = run_pasted(kit, code)
+        assert reproduces(outcome_text(outcome, failure.got), failure.got), (
+            f"{result.check.label}: pasted\n{code}\ngave {outcome_text(outcome, failure.got)}\n"
+            f"where the feedback says {failure.got}"
+        )
+        judged += 1
+    return judged
+
+
+@pytest.mark.parametrize("stage", sorted(MUTANTS))
+def test_each_shown_input_runs_pasted_in_the_kit_and_gives_what_came_back(stage, kit_files, tmp_path):
+    for index in MUTANTS[stage]:
+        kit = kit_with(kit_files, tmp_path / f"kit{index}", mutant_source(stage, index))
+        assert pasted_inputs_reproduce(kit, stage) >= 1  # every module fails a check of its stage
+
+
+@pytest.mark.parametrize("bug", sorted(TAILS))
+def test_an_input_no_literal_spells_is_built_in_the_shown_input(bug, kit_files, tmp_path):
+    stage, tail = TAILS[bug]
+    kit = kit_with(kit_files, tmp_path / "kit", REFERENCE + tail)
+    assert pasted_inputs_reproduce(kit, stage) >= 1
+
+
+def test_a_table_the_grader_used_is_set_up_in_the_shown_input():
+    """The shown input names the tools it uses: stage 2's table is installed, not merely described."""
+    source = mutant_source(2, 0)
+    graded = grade_source(source, stages=(2,))
+    failure = next(result.failure for result in graded.results if result.failure)
+    code = shown_input(failure)
+    assert "from agtool.tools import" in code and "check_args" in code.split("\n")[0]
+    assert re.search(r"^TOOLS\[(['\"]).+\1\] = \{", code, re.M), code  # the tool itself, not only its args
+
+
+def grade_source(source: str, stages: tuple[int, ...], seed: int = 1, name: str = "tools.py"):
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="feedback-"))
+    path = folder / name
+    path.write_text(source)
+    return grade(str(path), LocalSession, seed=seed, stages=stages)
+
+
+# ── the class student's audience ─────────────────────────────────────────────
+
+
+@pytest.fixture(scope="module")
+def class_grade(tmp_path_factory):
+    """A student's grade as `class` makes it: the file resolved, deep in the instructor's class folder."""
+    folder = tmp_path_factory.mktemp("class") / "submissions" / "carol" / "lab"
+    folder.mkdir(parents=True)
+    path = (folder / "tools.py").resolve()
+    # stage 2's bug, and a stage-3 answer that names the file itself: what came back holds its path
+    path.write_text(mutant_source(2, 0) + "\n\ndef check_result(name, value):\n    return 'shape:' + __file__\n")
+    return grade(str(path), LocalSession, seed=7, stages=(2, 3)), path
+
+
+def test_a_class_students_feedback_shows_no_instructor_path(class_grade):
+    from grader.kit.report import for_student
+
+    graded, path = class_grade
+    audience = for_student("carol/lab/tools.py")
+    texts = [feedback_markdown(graded, audience), json.dumps(results_json(graded, audience), ensure_ascii=False)]
+    for text in texts:
+        assert str(path) not in text and str(path.parent) not in text
+        assert not re.search(r"(?<![\w.])/(tmp|root|home|work|var|srv|mnt)/", text), text[:3000]
+        assert "carol/lab/tools.py" in text  # the file, as the student handed it in
+    assert "Seed 7" in texts[0] or "seed 7" in texts[0]  # the seed still shows
+
+
+def kit_parser():
+    """The kit's own `python -m grader` parser: only the kit's commands (grader/kit/cli.py)."""
+    import argparse
+
+    from grader.__main__ import Parser
+    from grader.kit import cli
+
+    parser = Parser(prog="python -m grader")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (summary, configure) in cli.COMMANDS.items():
+        configure(commands.add_parser(name, help=summary))
+    assert isinstance(parser, argparse.ArgumentParser)
+    return parser
+
+
+def replay_commands(feedback: str) -> list[str]:
+    """Every `python -m grader ...` command the feedback's replay lines name."""
+    commands = []
+    for line in feedback.splitlines():
+        if "replay" in line.lower():
+            commands += [span for span in re.findall(r"`+ ?(.+?) ?`+", line) if " -m grader " in f"{span} "]
+    return commands
+
+
+def test_the_replay_named_in_a_class_students_feedback_is_a_command_the_kit_runs(class_grade, kit_files, tmp_path):
+    from grader.kit.report import for_student
+
+    graded, path = class_grade
+    feedback = feedback_markdown(graded, for_student("carol/lab/tools.py"))
+    commands = replay_commands(feedback)
+    assert commands, feedback
+    parser = kit_parser()
+    for command in set(commands):
+        argv = shlex.split(command)
+        assert argv[:3] == [".venv/bin/python", "-m", "grader"], command
+        try:
+            parser.parse_args(argv[3:])
+        except SystemExit:
+            pytest.fail(f"the kit's `python -m grader` refuses the replay {command!r}")
+    kit = kit_with(kit_files, tmp_path / "kit", path.read_text())
+    stage2 = next(command for command in commands if shlex.split(command)[4:5] == ["2"])
+    done = subprocess.run(
+        forked_python.command([sys.executable, *shlex.split(stage2)[1:]]),
+        cwd=kit,
+        env=kit_env(kit),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1 and "✗ 2." in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_the_instructors_and_gradescopes_replays_stay_as_they_were(class_grade):
+    from grader.instructor.bundle import STUDENT
+
+    graded, path = class_grade
+    assert f"grade {path} --seed 7 --only 2." in feedback_markdown(graded, INSTRUCTOR)
+    gradescope = feedback_markdown(graded, STUDENT)
+    assert (
+        "seed 7" not in gradescope.lower() and "Replay in your kit: `.venv/bin/python -m grader check 2`" in gradescope
+    )
+
+
+# ── a file that does not import ──────────────────────────────────────────────
+
+SYNTAX_ERROR = "\n\ndef broken(:\n    pass\n"
+RAISES_AT_IMPORT = "\n\nraise RuntimeError('the inventory is down')\n"
+
+
+def line_of(source: str, text: str) -> int:
+    return source.splitlines().index(text) + 1
+
+
+@pytest.mark.parametrize(
+    "tail, words",
+    [(SYNTAX_ERROR, ("SyntaxError", "def broken(:")), (RAISES_AT_IMPORT, ("RuntimeError: the inventory is down", ""))],
+    ids=["syntax-error", "raises-at-import"],
+)
+def test_a_file_that_does_not_import_gets_one_short_message_with_the_error_and_its_line(tail, words):
+    from grader.instructor.bundle import STUDENT
+    from grader.kit.report import for_student
+
+    source = REFERENCE + tail
+    error, at = words
+    line = line_of(source, at) if at else len(source.splitlines())
+    graded = grade_source(source, stages=tuple(STAGES))
+    assert graded.score == 0 and len(graded.results) == sum(len(stage.checks) for stage in STAGES.values())
+    for audience in (INSTRUCTOR, for_student("tools.py"), STUDENT):
+        feedback = feedback_markdown(graded, audience)
+        assert len(feedback.splitlines()) < 60, feedback
+        assert error in feedback and f"line {line}" in feedback, feedback
+        assert "does not import" in feedback
+        assert feedback.count(error) == 1  # said once, not once a check
+        results = results_json(graded, audience)
+        assert error in results["output"] and f"line {line}" in results["output"]
+        assert len(results["tests"]) == len(graded.results)  # every check still scored, for the gradebook
+        for test in results["tests"]:
+            assert "\n" not in test["output"] and "does not import" in test["output"], test["output"]
+        assert len(json.dumps(results)) < 20_000
