@@ -21,7 +21,7 @@ from grader.instructor.sandbox.session import SandboxSession
 from grader.kit import probing
 from grader.kit.checks import STAGES
 from grader.kit.grading import Grade, grade
-from grader.kit.report import Audience, results_json
+from grader.kit.report import for_student, results_json
 from grader.kit.session import LocalSession
 
 pytestmark = pytest.mark.grader
@@ -39,8 +39,9 @@ def learner(folder: Path) -> Path:
 
 
 def checks(result: Grade, path: Path) -> list[dict]:
-    """Every check as results.json gives it: its score, status and feedback (the failing case shown, the hint)."""
-    return results_json(result, Audience(path=str(path)))["tests"]
+    """Every check as a class's results.json gives it to the student: its score, status and feedback
+    (the failing case shown, the hint), the file named as the class folder names it."""
+    return results_json(result, for_student(path.name))["tests"]
 
 
 def scores(tests: list[dict]) -> dict[str, int]:

@@ -17,7 +17,7 @@ import pytest
 
 import agtool
 from grader.instructor.sandbox.confine import Layers
-from grader.instructor.sandbox.session import Limits, SandboxSession
+from grader.instructor.sandbox.session import CompiledOnce, Limits, SandboxSession
 from grader.kit.grading import grade
 from grader.kit.report import feedback_markdown, write_feedback, write_results
 from tests.sandboxing import SLOW_ATTACK_SECONDS, gone, ipc_objects, sandbox_processes, uid_of
@@ -61,6 +61,7 @@ CONTAINED = {
     "graph_is_none": ((6,), "found a wrong answer"),
     "graph_forges_its_description": ((6,), "found a wrong answer"),
     "learns_from_failure": ((2,), "found a wrong answer"),
+    "rewrites_its_compiled_code": ((), ""),
 }
 # The layers the table is graded under: this kernel's, and capped as an older kernel's would be.
 LAYER_SETS = {"kernel": None, "landlock-3": 3, "no-landlock": 0}
@@ -91,8 +92,8 @@ class Tracked(SandboxSession):
 
     seen: ClassVar[list] = []  # every instance of the test adds to the one list
 
-    def __init__(self, path, stage, layers=None, limits=LIMITS):
-        super().__init__(path, stage, limits, layers=layers)
+    def __init__(self, path, stage, layers=None, limits=LIMITS, compiled=None):
+        super().__init__(path, stage, limits, layers=layers, compiled=compiled)
         Tracked.seen.append(self)
 
 
@@ -114,7 +115,9 @@ def maxima(result) -> dict[int, int]:
 def graded(path: Path, seed: int = 3, layers=None, limits=LIMITS):
     Tracked.seen = []
     before = ipc_objects()
-    result = grade(str(path), functools.partial(Tracked, layers=layers, limits=limits), seed=seed, scale=0.3)
+    # The submission compiled once, as every grade does (grader/instructor/confined.py).
+    sessions = functools.partial(Tracked, layers=layers, limits=limits, compiled=CompiledOnce())
+    result = grade(str(path), sessions, seed=seed, scale=0.3)
     assert len(Tracked.seen) == len(ALL)
     assert ipc_objects() == before  # nor any System V object
     for box in Tracked.seen:  # nothing left: no process of its uid, no workdir, no zombie

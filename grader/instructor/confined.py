@@ -9,15 +9,18 @@ failure is said (the caller writes "not graded" and why), never scored.
 
 import functools
 
-from grader.instructor.sandbox.session import SandboxSession
+from grader.instructor.sandbox.session import CompiledOnce, SandboxSession
 from grader.kit.errors import GraderError
 from grader.kit.grading import Grade, grade
 
 
 def grade_confined(path: str, seed: int, only: str | None = None, hidden: tuple[str, ...] = ()) -> Grade:
     """`hidden`: folders no child may read, besides the grader's and the submission's (SandboxSession)."""
-    sessions = functools.partial(SandboxSession, hidden=hidden)
+
+    def sessions():  # each stage a child of its own; the submission compiled once (CompiledOnce)
+        return functools.partial(SandboxSession, hidden=hidden, compiled=CompiledOnce())
+
     try:
-        return grade(path, sessions, seed=seed, only=only)
+        return grade(path, sessions(), seed=seed, only=only)
     except GraderError:  # once more, from the start: the next session starts a fresh zygote
-        return grade(path, sessions, seed=seed, only=only)
+        return grade(path, sessions(), seed=seed, only=only)

@@ -48,8 +48,8 @@ def frame(data: Any) -> bytes:
     return FRAME.pack(len(text)) + text
 
 
-def serve(make_child: Callable, path: str, bind: Callable, from_parent: int, to_parent: int) -> None:
-    """Answer requests until the parent closes the channel."""
+def serve(make_child: Callable, path: str, bind: Callable, from_parent: int, to_parent: int, code: Any = None) -> None:
+    """Answer requests until the parent closes the channel; `code`: the submission compiled already."""
 
     def send(data: Any) -> None:
         out = frame(data)
@@ -68,7 +68,7 @@ def serve(make_child: Callable, path: str, bind: Callable, from_parent: int, to_
             raise SystemExit(0)  # the parent has gone: nothing left to answer
         return step
 
-    child = make_child(path, bind, body)
+    child = make_child(path, bind, body, code)
     while (request := recv()) is not None:
         child.answer(request, send)
 

@@ -19,6 +19,7 @@ import os
 import select
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -29,12 +30,22 @@ from pathlib import Path
 from grader.instructor.sandbox import budget, confine, sweeper
 from grader.instructor.sandbox import zygote as zygote_module
 from grader.kit import channel, intake, values
+from grader.kit import compiled as compiled_module
 from grader.kit.channel import FRAME, frame
 from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
 from grader.kit.session import Exchange
 
 MB = 1024 * 1024
 ROOT = Path(__file__).resolve().parents[3]  # where grader/ and agtool/ are
+
+
+@dataclass
+class CompiledOnce:
+    """One grade's submission, compiled by its first child (grader/kit/compiled.py): the later ones reuse it."""
+
+    source: str | None = None  # sha256 of the tools.py it was compiled from
+    code: bytes | None = None  # its marshal, whose sha256 the child said before the submission ran
+    digest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +201,7 @@ class SandboxSession:
         limits: Limits = Limits(),
         layers: confine.Layers | None = None,
         hidden: tuple[str, ...] = (),
+        compiled: CompiledOnce | None = None,
     ):
         """`hidden`: folders the child must not read beyond the grader's own and the submission's
         (a class, its outputs): covered where it has a mount namespace (confine.py)."""
@@ -202,7 +214,7 @@ class SandboxSession:
         self.cleanup_problem: str | None = None
         self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-", dir=_workdirs())
         try:
-            private = _private_copy(path, self.workdir)
+            private, source = _private_copy(path, self.workdir)
         except SessionDied:
             zygote_module.remove(self.workdir)
             raise
@@ -217,6 +229,16 @@ class SandboxSession:
             "layers": self.layers.as_job(),
             "hidden": sorted({str(ROOT), os.path.dirname(os.path.abspath(path)), *map(os.path.abspath, hidden)}),
         }
+        self._harvest: tuple[CompiledOnce, str] | None = None  # (where to keep the code, its source's sha256)
+        if compiled is not None:
+            source_digest = compiled_module.digest(source)
+            if compiled.code is not None and compiled.source == source_digest:
+                with open(os.path.join(self.workdir, compiled_module.CODE_FILE), "wb") as file:
+                    file.write(compiled.code)
+                job["code"] = {"sha256": compiled.digest, "source": source_digest}
+            else:
+                job["keep_code"] = True
+                self._harvest = (compiled, source_digest)
         try:
             self._zygote = zygote()
             forked = self._zygote.ask({"op": "fork", "job": job}, (from_parent, to_parent, confined))
@@ -242,17 +264,34 @@ class SandboxSession:
         self._budget = budget.Watch(self.pid, self.uid, self._zygote.process.pid, self.workdir, limits)
         self._stage_deadline = time.monotonic() + limits.wall_seconds
 
-    def _heard_confined(self) -> bool:
-        """Did the child say it was confined? (Asked once it has ended: all it said is in the pipe.)"""
-        while True:
+    def _hear(self) -> bool:
+        """Read what the child has said on its pipe so far; True once the pipe is closed (all is said)."""
+        while len(self._word) < 1024:  # the word and a digest: more is no child of ours
             try:
                 chunk = os.read(self._said_confined, 1024)
             except BlockingIOError:
-                break
+                return False
             if not chunk:
-                break
+                return True
             self._word += chunk
-        return self._word == zygote_module.CONFINED
+        return True
+
+    def _heard_confined(self) -> bool:
+        """Did the child say it was confined? (Asked once it has ended: all it said is in the pipe.)"""
+        self._hear()
+        return self._word.split(b"\n")[0] == zygote_module.CONFINED
+
+    def _take_code(self) -> None:
+        """Once the child has said all it says: keep its compiled submission if the file is what it said."""
+        if self._harvest is None or not self._hear():
+            return
+        (compiled, source), self._harvest = self._harvest, None
+        said = self._word.split(b"\n")
+        if len(said) != 2 or said[0] != zygote_module.CONFINED:
+            return
+        data = _small_file(os.path.join(self.workdir, compiled_module.CODE_FILE), compiled_module.MAX_CODE_BYTES)
+        if data is not None and compiled_module.digest(data) == said[1].decode("ascii", "replace"):
+            compiled.source, compiled.code, compiled.digest = source, data, said[1].decode()
 
     # ── the Session protocol ──────────────────────────────────────────────
     def request(self, req: dict) -> dict:
@@ -272,6 +311,8 @@ class SandboxSession:
                 else:
                     exchange.take(message)
             self._budget.answered()
+            if self._harvest:
+                self._take_code()
         except SessionDied as died:
             self._died = died
             self.close()
@@ -442,8 +483,23 @@ def _remove_if_empty(folder: str) -> None:
         os.rmdir(folder)
 
 
-def _private_copy(path: str, workdir: str) -> str:
-    """The submission as the child sees it: a copy of a regular file (grader/kit/intake.py), in its own workdir."""
+def _small_file(path: str, most: int) -> bytes | None:
+    """A regular file's bytes, if it is one of at most `most` bytes: the child may have put anything there."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > most:
+            return None
+        data = file.read(most + 1)
+    return data if len(data) <= most else None
+
+
+def _private_copy(path: str, workdir: str) -> tuple[str, bytes]:
+    """The submission as the child sees it: a copy of a regular file (grader/kit/intake.py), in its own
+    workdir; (its path, its bytes)."""
     try:
         data = intake.read_submission(path, os.path.basename(path))
     except intake.NotASubmission as refused:
@@ -451,4 +507,4 @@ def _private_copy(path: str, workdir: str) -> str:
     private = os.path.join(workdir, "tools.py")
     with open(private, "wb") as copy:
         copy.write(data)
-    return private
+    return private, data

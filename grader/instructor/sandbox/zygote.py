@@ -54,6 +54,7 @@ PRELOAD = (
     "agtool.contract",
     "grader.kit.runner",
     "grader.kit.channel",
+    "grader.kit.compiled",
     "grader.instructor.sandbox.confine",
     "pyseccomp",
 )
@@ -331,7 +332,7 @@ def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
     grader's own word, where an exit code (any submission can os._exit(anything)) is not.
     """
     from grader.instructor.sandbox import confine
-    from grader.kit import channel, runner
+    from grader.kit import channel, compiled, runner
 
     code = UNCAUGHT
     try:
@@ -349,9 +350,14 @@ def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
             os.write(confined, f"{type(error).__name__}: {error}".encode()[:1000])
             os._exit(1)
         os.write(confined, CONFINED)
+        # Compiled before any of the submission runs, so its digest, said here, is the grader's word too.
+        # After CONFINED: a compile that kills the child is the submission's doing, not the sandbox's.
+        compiled_code = compiled.prepare(job, confined)
         os.close(confined)
         _hide_grader()
-        channel.serve(runner.Child, job["path"], lambda module: bind(module, stage), from_parent, to_parent)
+        channel.serve(
+            runner.Child, job["path"], lambda module: bind(module, stage), from_parent, to_parent, compiled_code
+        )
         code = 0
     except SystemExit as exit:
         code = exit.code if isinstance(exit.code, int) else 1
