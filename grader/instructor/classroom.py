@@ -64,6 +64,7 @@ from grader.instructor.gradebook import (
     write_not_graded,
 )
 from grader.instructor.sandbox.session import Link, warm, zygote
+from grader.instructor.shards import Shard, parse_shard
 from grader.instructor.term import Term, TermError, apply, read_term
 from grader.kit.checks import STAGES
 from grader.kit.grading import STAGE_POINTS
@@ -231,14 +232,14 @@ def graded_row(submission: Submission, seed: int, out: Path) -> Row | None:
         record = json.loads((folder / "graded.json").read_text())
         if record.get("stamp") != stamp(submission, seed):
             return None
-        return row_of(submission, json.loads((folder / "results.json").read_text()), record)
+        return row_of(submission.student, json.loads((folder / "results.json").read_text()), record)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def row_of(submission: Submission, results: dict, record: dict) -> Row:
+def row_of(student: str, results: dict, record: dict) -> Row:
     """A student's row from their Gradescope results (each test counts for the stages its tags name)
-    and graded.json (why each failed check failed; whether the file imports)."""
+    and graded.json (why each failed check failed; whether the file imports; when it was handed in)."""
     stages = {stage: 0.0 for stage in STAGE_NUMBERS}
     checks: dict[str, float] = {}
     for test in results["tests"]:
@@ -249,7 +250,7 @@ def row_of(submission: Submission, results: dict, record: dict) -> Row:
                 stages[stage] += test["score"]
     failed = {str(label): str(why) for label, why in record["failed"].items()}
     broken = record["broken"] if type(record["broken"]) is str else None
-    return Row(submission.student, results["score"], stages, checks, failed, broken, submission.modified)
+    return Row(student, results["score"], stages, checks, failed, broken, float(record["modified"]))
 
 
 def grade_student(submission: Submission, seed: int, out: Path) -> Row:
@@ -264,9 +265,10 @@ def grade_student(submission: Submission, seed: int, out: Path) -> Row:
         "stamp": stamp(submission, seed),
         "broken": result.broken,
         "failed": {r.check.label: failure_reason(r) for r in result.results if not r.passed},
+        "modified": submission.modified,
     }
     write_atomically(folder / "graded.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    return row_of(submission, json.loads((folder / "results.json").read_text()), record)
+    return row_of(submission.student, json.loads((folder / "results.json").read_text()), record)
 
 
 def _links(jobs: int) -> list[Link]:
@@ -306,18 +308,19 @@ def grade_class(
     progress: bool = True,
     force: bool = False,
     similar: bool = False,
+    shard: Shard | None = None,
 ) -> list[Row]:
     """Grade every submission in folder not yet graded in out (every one, with force); returns the
     rows of everyone graded. The term files in out are read first: a bad one is refused (UsageError)
     before any grading. However it ends (done, Ctrl-C, a grader bug), the books of what was graded are written.
+    `shard`: grade only the students of that shard (grader/instructor/shards.py).
     """
     submissions, refused = find_submissions(folder)
+    if shard is not None:
+        submissions = [submission for submission in submissions if shard.holds(submission.student)]
+        refused = {student: why for student, why in refused.items() if shard.holds(student)}
     _check_writable(out)
-    try:
-        term = read_term(out, {submission.student for submission in submissions}, CHECK_POINTS)
-        roster = read_roster(out)
-    except TermError as error:
-        raise UsageError(str(error)) from None
+    term, roster = read_books_input(out, {submission.student for submission in submissions})
     kept_aside = keep_hand_edits(out)
     before = previous_finals(out)
     rows = {submission.student: None if force else graded_row(submission, seed, out) for submission in submissions}
@@ -330,24 +333,9 @@ def grade_class(
         finished = True
     finally:
         graded = [row for row in rows.values() if row]
-        lines = write_books(out, graded, term)
-        broken = {row.student: f"does not import ({row.broken}): its row is 0" for row in graded if row.broken}
-        write_not_graded(out, {**refused, **failures, **broken})
-        said = [f"kept aside: gradebook.csv was edited by hand, now {kept_aside}: put changes in overrides.csv"] * bool(
-            kept_aside
-        )
-        if roster is not None:
-            unnamed = write_canvas(out, lines, roster, term.assignment, sum(STAGE_POINTS.values()))
-            said += [f"canvas.csv: {len(unnamed)} graded students not in roster.csv: {', '.join(unnamed)}"] * bool(
-                unnamed
-            )
-        if before is not None:
-            changed = write_changes(out, before, lines)
-            said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
-        if finished:  # the report, once the class is whole: not while the instructor waits for Ctrl-C to end
-            write_report(out, graded, lines, {**refused, **failures}, submissions if similar else None)
-        for student, why in sorted({**refused, **failures}.items()):
-            print(f"not graded: {student}: {why}", file=sys.stderr)
+        # The report once the class is whole: not while the instructor waits for Ctrl-C to end.
+        report = (submissions if similar else None) if finished else False
+        said = write_outputs(out, graded, {**refused, **failures}, term, roster, before, report, kept_aside)
         for line in said:
             print(line, file=sys.stderr)
         now = len(graded) - (len(submissions) - len(pending))
@@ -362,6 +350,45 @@ def grade_class(
             file=sys.stderr,
         )
     return graded
+
+
+def read_books_input(out: Path, students: set[str]) -> tuple[Term, dict | None]:
+    """The term files and the roster in OUT, checked against the class: a bad one is a UsageError."""
+    try:
+        return read_term(out, students, CHECK_POINTS), read_roster(out)
+    except TermError as error:
+        raise UsageError(str(error)) from None
+
+
+def write_outputs(
+    out: Path,
+    graded: list[Row],
+    not_graded: dict[str, str],
+    term: Term,
+    roster: dict | None,
+    before: dict[str, str] | None,
+    report: list[Submission] | bool | None,
+    kept_aside: str | None = None,
+) -> list[str]:
+    """Every file for the instructor, from the graded rows and who was not graded; returns what to say.
+    report: False for none yet; None for one without similar pairs; the submissions to compare, for one with.
+    kept_aside: the name a hand-edited gradebook.csv was kept under (gradebook.keep_hand_edits)."""
+    lines = write_books(out, graded, term)
+    broken = {row.student: f"does not import ({row.broken}): its row is 0" for row in graded if row.broken}
+    write_not_graded(out, {**not_graded, **broken})
+    said = [f"not graded: {student}: {why}" for student, why in sorted(not_graded.items())]
+    if kept_aside:
+        said.append(f"kept aside: gradebook.csv was edited by hand, now {kept_aside}: put changes in overrides.csv")
+    if roster is not None:
+        unnamed = write_canvas(out, lines, roster, term.assignment, sum(STAGE_POINTS.values()))
+        if unnamed:
+            said.append(f"canvas.csv: {len(unnamed)} graded students not in roster.csv: {', '.join(unnamed)}")
+    if before is not None:
+        changed = write_changes(out, before, lines)
+        said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
+    if report is not False:
+        write_report(out, graded, lines, not_graded, report if isinstance(report, list) else None)
+    return said
 
 
 def write_books(out: Path, rows: list[Row], term: Term) -> list[Line]:
@@ -542,11 +569,24 @@ def command(parser: argparse.ArgumentParser):
         "--force", action="store_true", help="grade every student again, even those whose stamp matches"
     )
     parser.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="grade only the I-th of N shards of the class (by student name); `merge` joins the shards' OUTs",
+    )
+    parser.add_argument(
         "--similar",
         action="store_true",
         help="list similar pairs of solutions in report.html (copydetect; about a minute for 500 students)",
     )
     return run
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _jobs(text: str) -> int:
@@ -576,7 +616,15 @@ def run(args: argparse.Namespace) -> int:
     """Grade the class; exit 0 when grading completed, 2 on bad input, 130 when stopped."""
     try:
         with _interrupts_once():
-            grade_class(Path(args.dir), Path(args.out), args.jobs, args.seed, force=args.force, similar=args.similar)
+            grade_class(
+                Path(args.dir),
+                Path(args.out),
+                args.jobs,
+                args.seed,
+                force=args.force,
+                similar=args.similar,
+                shard=args.shard,
+            )
     except UsageError as error:
         print(f"grader class: {error}", file=sys.stderr)
         return 2

@@ -112,6 +112,14 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], Runner]]] = {
         "grade every submission in a folder, in parallel: gradebook.csv and per-student feedback",
         _in("grader.instructor.classroom"),
     ),
+    "pilot": (
+        "say what the sandbox has on this machine (kernel, Landlock, seccomp, root, cgroups) and what a grade does",
+        _in("grader.instructor.pilot"),
+    ),
+    "merge": (
+        "merge the OUT folders of a class graded in shards (class --shard I/N) into one",
+        _in("grader.instructor.merge"),
+    ),
     "gradescope": (
         "write a Gradescope autograder zip that runs this grader, with its seed and pinned versions",
         _in("grader.instructor.bundle"),

@@ -23,3 +23,5 @@ fi
 "$python" -m venv "$root/venv"
 "$root/venv/bin/python" -m pip install --quiet --upgrade pip
 "$root/venv/bin/python" -m pip install --quiet -r "$source/requirements.txt" -c "$source/constraints.txt"
+# What the sandbox has on this very machine, and whether the bundle will grade here: into the build log.
+(cd "$source" && "$root/venv/bin/python" -m grader pilot) || echo "pilot: could not run (above); grading will say why"
