@@ -108,5 +108,7 @@ def test_the_readmes_kubernetes_job_runs_one_shard_per_index_of_as_many_shards_a
     spec = job["spec"]
     assert job["kind"] == "Job" and spec["completionMode"] == "Indexed"
     (command,) = spec["template"]["spec"]["containers"][0]["args"]
-    shards = int(re.search(r"--shard \$\(\(JOB_COMPLETION_INDEX \+ 1\)\)/(\d+)", command)[1])
+    shard = re.search(r"--shard \$\(\(JOB_COMPLETION_INDEX \+ 1\)\)/(\d+)", command)
+    assert shard, command
+    shards = int(shard[1])
     assert shards == spec["completions"] and "--out /class/out-$JOB_COMPLETION_INDEX" in command
