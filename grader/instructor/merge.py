@@ -57,8 +57,13 @@ def merge(shards: list[Path], out: Path) -> list[Row]:
     before = previous_finals(out)
     rows = []
     for student, (folder, record) in sorted(found.items()):
+        try:
+            rows.append(row_of(student, json.loads((folder / "results.json").read_text()), record))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # an earlier release's, or cut short
+            raise UsageError(
+                f"{student}'s results in {folder.parents[1]} are not this grader's: grade that shard again, then merge"
+            ) from None
         _copy_student(folder, out / STUDENTS / student)
-        rows.append(row_of(student, json.loads((folder / "results.json").read_text()), record))
     not_graded = {student: why for student, why in not_graded.items() if student not in found}
     for line in write_outputs(out, rows, not_graded, term, roster, before, None, kept_aside):
         print(line, file=sys.stderr)
