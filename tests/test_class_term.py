@@ -190,3 +190,12 @@ def test_the_stamp_covers_every_lab_file_a_grade_reads(tmp_path):
     contract.write_text(contract.read_text() + "\n# MAX_INT_BITS changed\n")
     assert lab_hash(tmp_path) != before
     assert hashlib.sha256(b"").hexdigest() not in (before, lab_hash(tmp_path))
+
+
+def test_a_gradebook_of_an_earlier_release_is_kept_aside_not_overwritten(tmp_path):
+    from grader.instructor.gradebook import keep_hand_edits
+
+    (tmp_path / "gradebook.csv").write_text("student,total\nkit,99\n")  # no copy of what was written beside it
+    kept = keep_hand_edits(tmp_path)
+    assert kept and (tmp_path / kept).read_text() == "student,total\nkit,99\n"
+    assert not (tmp_path / "gradebook.csv").exists() and keep_hand_edits(tmp_path) is None

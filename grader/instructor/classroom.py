@@ -378,7 +378,10 @@ def write_outputs(
     write_not_graded(out, {**not_graded, **broken})
     said = [f"not graded: {student}: {why}" for student, why in sorted(not_graded.items())]
     if kept_aside:
-        said.append(f"kept aside: gradebook.csv was edited by hand, now {kept_aside}: put changes in overrides.csv")
+        said.append(
+            f"kept aside: gradebook.csv was edited by hand (or written by an earlier release), now {kept_aside}: "
+            "put changes in overrides.csv"
+        )
     if roster is not None:
         unnamed = write_canvas(out, lines, roster, term.assignment, sum(STAGE_POINTS.values()))
         if unnamed:

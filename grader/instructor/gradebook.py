@@ -47,11 +47,13 @@ def csv_text(rows: Sequence[Sequence[str]]) -> str:
 def keep_hand_edits(out: Path) -> str | None:
     """Before a run: a gradebook.csv changed since this program wrote it is kept aside; returns its new name."""
     path = out / GRADEBOOK
+    if not path.is_file():
+        return None
     try:
         if path.read_bytes() == (out / WRITTEN).read_bytes():
             return None
-    except FileNotFoundError:  # no gradebook yet; or one of an earlier release, with no copy to compare
-        return None
+    except FileNotFoundError:  # a gradebook of an earlier release, with no copy to compare: kept aside too
+        pass
     kept = out / f"gradebook.edited-{time.strftime('%Y%m%dT%H%M%S')}.csv"
     path.rename(kept)
     return kept.name
