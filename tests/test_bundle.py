@@ -237,11 +237,13 @@ sys.exit(autograde(Path(sys.argv[1])))
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the uid layer needs the autograder to run as root")
+@pytest.mark.parametrize("which", ["bundle", "seedless"])
 @pytest.mark.parametrize("mounts", [False, True], ids=["uid-and-modes", "mount-namespace"])
-def test_without_landlock_no_secret_of_the_bundle_reaches_a_students_results(bundle, mounts):
+def test_without_landlock_no_secret_of_the_bundle_reaches_a_students_results(which, mounts, request):
     """Gradescope's kernels are not documented: with Landlock off, the child's own uid and the
     bundle's sealed modes (or a mount namespace where one can be made) keep its settings (the seed),
     the grader's source and Gradescope's metadata out of reach: none of it reaches results.json."""
+    bundle = request.getfixturevalue(which)  # a seed for all, or a secret that makes one per submission
     top = Path(tempfile.mkdtemp(prefix="autograder-", dir="/tmp"))  # reachable by any uid, as /autograder is
     try:
         twist = (PROJECT / "tests" / "submissions" / "hostile" / "reads_secrets.py").read_text()
@@ -263,6 +265,8 @@ def test_without_landlock_no_secret_of_the_bundle_reaches_a_students_results(bun
         assert json.loads(said)["score"] == 100, said
         for secret in ('"seed"', "alice@example.edu", "def ", "BEGIN SOLUTION", "ref: refs/heads"):
             assert secret not in said
+        if which == "seedless":
+            assert settings(bundle)["secret"] not in said
     finally:
         shutil.rmtree(top)
 
