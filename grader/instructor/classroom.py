@@ -334,8 +334,8 @@ def grade_class(
     finally:
         graded = [row for row in rows.values() if row]
         # The report once the class is whole: not while the instructor waits for Ctrl-C to end.
-        report = (submissions if similar else None) if finished else False
-        said = write_outputs(out, graded, {**refused, **failures}, term, roster, before, report, kept_aside)
+        compared = submissions if similar else None
+        said = write_outputs(out, graded, {**refused, **failures}, term, roster, before, finished, compared, kept_aside)
         for line in said:
             print(line, file=sys.stderr)
         now = len(graded) - (len(submissions) - len(pending))
@@ -367,11 +367,13 @@ def write_outputs(
     term: Term,
     roster: dict | None,
     before: dict[str, str] | None,
-    report: list[Submission] | bool | None,
+    report: bool,
+    compared: list[Submission] | None = None,
     kept_aside: str | None = None,
 ) -> list[str]:
     """Every file for the instructor, from the graded rows and who was not graded; returns what to say.
-    report: False for none yet; None for one without similar pairs; the submissions to compare, for one with.
+    report: write report.html too (once the class is whole); compared: the submissions whose similar
+    pairs it lists (--similar), or None.
     kept_aside: the name a hand-edited gradebook.csv was kept under (gradebook.keep_hand_edits)."""
     lines = write_books(out, graded, term)
     broken = {row.student: f"does not import ({row.broken}): its row is 0" for row in graded if row.broken}
@@ -389,8 +391,8 @@ def write_outputs(
     if before is not None:
         changed = write_changes(out, before, lines)
         said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
-    if report is not False:
-        write_report(out, graded, lines, not_graded, report if isinstance(report, list) else None)
+    if report:
+        write_report(out, graded, lines, not_graded, compared)
     return said
 
 

@@ -65,7 +65,7 @@ def merge(shards: list[Path], out: Path) -> list[Row]:
             ) from None
         _copy_student(folder, out / STUDENTS / student)
     not_graded = {student: why for student, why in not_graded.items() if student not in found}
-    for line in write_outputs(out, rows, not_graded, term, roster, before, None, kept_aside):
+    for line in write_outputs(out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside):
         print(line, file=sys.stderr)
     print(f"{out / 'gradebook.csv'}: {len(rows)} students from {len(shards)} shards", file=sys.stderr)
     return rows

@@ -95,7 +95,6 @@ def for_student(path_shown: str) -> Audience:
 
 
 INSTRUCTOR = Audience()
-CLASS_STUDENT = for_student("tools.py")
 INPUTS_SHOWN = ("after_due_date", "after_published", "hidden", "visible")  # Gradescope's visibility values
 _SHOWN_WHEN = {
     "after_due_date": "is shown after the due date",
