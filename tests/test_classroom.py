@@ -15,9 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import agtool
 from grader.__main__ import main
+from grader.instructor.gradebook import read_cell, text_cell
 from grader.instructor.sandbox.confine import UID_BASE
 from grader.instructor.sandbox.session import SandboxSession
 from grader.kit.grading import grade
@@ -135,6 +138,46 @@ def test_a_second_run_regrades_only_what_changed(tmp_path, capsys):
     assert {row["student"]: row["final"] for row in gradebook(out)}["carol"] == "100"
     assert main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "8"]) == 0
     assert set(inodes(out).values()).isdisjoint(first.values())  # another seed: everyone again
+
+
+FORMULAS = ("=HYPERLINK(1)", "@SUM(1)", "+cmd", "-x", "'=quoted")  # a spreadsheet runs a cell that starts so
+
+
+def test_no_cell_a_student_names_opens_as_a_formula_and_the_books_still_read_back(tmp_path):
+    """A student's name is whatever their file is called: in the instructor's spreadsheet it must stay text
+    (a leading ' keeps it so), and the next run must still know them by that name (changes.csv)."""
+    klass, out = tmp_path / "submissions", tmp_path / "out"
+    for name in FORMULAS:
+        write(klass / f"{name}.py", NO_RESULT_CHECK)
+    write(klass / "=broken.py", "def (")
+    assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
+    write(klass / "@SUM(1).py", REFERENCE)  # one fixes her mistake: the run knows her from the last one
+    assert main(["class", str(klass), "--out", str(out), "--jobs", "2"]) == 0
+    books = {}
+    for book in ("gradebook.csv", "not_graded.csv", "changes.csv"):
+        with open(out / book, newline="") as file:
+            books[book] = list(csv.reader(file))
+        cells = [cell for row in books[book] for cell in row]
+        assert not [cell for cell in cells if cell[:1] in ("=", "@", "+", "-", "\t", "\r") and not _number(cell)], book
+    named = sorted(row[0] for row in books["gradebook.csv"][1:])
+    assert named == sorted("'" + name for name in (*FORMULAS, "=broken"))
+    assert [row[0] for row in books["not_graded.csv"][1:]] == ["'=broken"]
+    assert [(row[0], row[3]) for row in books["changes.csv"][1:]] == [("'@SUM(1)", "+16")]
+
+
+def _number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+@given(st.text(st.sampled_from("=+-@'\t\r1.aé ")))
+def test_every_cell_reads_back_as_it_was_and_none_opens_as_a_formula(cell):
+    written = text_cell(cell)
+    assert read_cell(written) == cell
+    assert _number(written) or not written.startswith(("=", "+", "-", "@", "\t", "\r"))
 
 
 def workdirs_holding(source: bytes) -> list[str]:

@@ -38,9 +38,32 @@ class Line:
     stages: dict[int, float]
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP's "CSV injection"):
+# a student's name is whatever their file is called, so every cell that is not a number and
+# starts so is written with a ' before it, which spreadsheets show as text. A cell starting
+# with ' gets one more, so that read_cell gives every cell back as it was.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def text_cell(cell: str) -> str:
+    """cell as a spreadsheet shows it as text, never runs it."""
+    if not cell.startswith(FORMULA_STARTS):
+        return cell
+    try:
+        float(cell)
+        return cell  # a number (-2, +1.5) is not a formula
+    except ValueError:
+        return "'" + cell
+
+
+def read_cell(cell: str) -> str:
+    """What text_cell was given."""
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
+
+
 def csv_text(rows: Sequence[Sequence[str]]) -> str:
     text = io.StringIO()
-    csv.writer(text, lineterminator="\n").writerows(rows)
+    csv.writer(text, lineterminator="\n").writerows([[text_cell(cell) for cell in row] for row in rows])
     return text.getvalue()
 
 
@@ -65,7 +88,7 @@ def previous_finals(out: Path) -> dict[str, str] | None:
         text = (out / WRITTEN).read_text()
     except FileNotFoundError:
         return None
-    return {row["student"]: row["final"] for row in csv.DictReader(io.StringIO(text))}
+    return {read_cell(row["student"]): row["final"] for row in csv.DictReader(io.StringIO(text))}
 
 
 def write_gradebook(out: Path, lines: Sequence[Line], stage_numbers: Sequence[int]) -> None:

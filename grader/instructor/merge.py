@@ -25,7 +25,7 @@ from grader.instructor.classroom import (
     row_of,
     write_outputs,
 )
-from grader.instructor.gradebook import keep_hand_edits
+from grader.instructor.gradebook import keep_hand_edits, read_cell
 
 STUDENT_FILES = ("results.json", "feedback.md", "graded.json")
 
@@ -74,7 +74,7 @@ def merge(shards: list[Path], out: Path) -> list[Row]:
 def _not_graded(path: Path) -> dict[str, str]:
     try:
         with open(path, newline="") as file:
-            return {row["student"]: row["why"] for row in csv.DictReader(file)}
+            return {read_cell(row["student"]): read_cell(row["why"]) for row in csv.DictReader(file)}
     except (OSError, KeyError):
         return {}
 
