@@ -67,6 +67,11 @@ def csv_text(rows: Sequence[Sequence[str]]) -> str:
     return text.getvalue()
 
 
+def csv_rows(text: str) -> list[dict[str, str]]:
+    """The rows of a book csv_text wrote, each cell as it was given to csv_text."""
+    return [{key: read_cell(cell) for key, cell in row.items()} for row in csv.DictReader(io.StringIO(text))]
+
+
 def keep_hand_edits(out: Path) -> str | None:
     """Before a run: a gradebook.csv changed since this program wrote it is kept aside; returns its new name."""
     path = out / GRADEBOOK
@@ -88,7 +93,7 @@ def previous_finals(out: Path) -> dict[str, str] | None:
         text = (out / WRITTEN).read_text()
     except FileNotFoundError:
         return None
-    return {read_cell(row["student"]): row["final"] for row in csv.DictReader(io.StringIO(text))}
+    return {row["student"]: row["final"] for row in csv_rows(text)}
 
 
 def write_gradebook(out: Path, lines: Sequence[Line], stage_numbers: Sequence[int]) -> None:

@@ -8,7 +8,6 @@ not_graded.csv, canvas.csv, changes.csv and report.html, byte for byte as one ru
 """
 
 import argparse
-import csv
 import json
 import os
 import shutil
@@ -25,7 +24,7 @@ from grader.instructor.classroom import (
     row_of,
     write_outputs,
 )
-from grader.instructor.gradebook import keep_hand_edits, read_cell
+from grader.instructor.gradebook import csv_rows, keep_hand_edits
 
 STUDENT_FILES = ("results.json", "feedback.md", "graded.json")
 
@@ -74,7 +73,7 @@ def merge(shards: list[Path], out: Path) -> list[Row]:
 def _not_graded(path: Path) -> dict[str, str]:
     try:
         with open(path, newline="") as file:
-            return {read_cell(row["student"]): read_cell(row["why"]) for row in csv.DictReader(file)}
+            return {row["student"]: row["why"] for row in csv_rows(file.read())}
     except (OSError, KeyError):
         return {}
 
