@@ -25,7 +25,7 @@ ONE_WORKER = {
     "tests/test_mutation_tool.py": "a module fixture: cosmic-ray enumerating the reference's mutants (seconds)",
     "tests/test_providers.py": "the OpenAI and Anthropic SDKs, imported by the first test (5 s of CPU)",
     "tests/test_release.py": "session fixtures: the kits, built from the reference (seconds)",
-    "tests/test_bench.py": "agtool.bench, imported by the first test (pydantic and LangChain: 2 s of CPU)",
+    "tests/test_bench.py": "agtool.door_speed, imported by the first test (pydantic and LangChain: 2 s of CPU)",
     "tests/test_mcp_server.py": "the MCP SDK, imported by the first test (2 s of CPU)",
     # and on two cores, two JupyterLabs and two Chromiums at once make both slow
     "tests/test_browser.py": "module fixtures: one `make lab`, one Chromium",

@@ -6,107 +6,27 @@ For a notebook's self-check cell:
     check(2)          # stage 2's checks on the agtool/tools.py that `import agtool.tools` loads
 
 For instructors: `python -m grader grade PATH/tools.py --results results.json`
-(see `python -m grader --help`).
-
-In the repository check() draws random cases and judges them against the
-grader's oracle, with the earlier stages replaced by trusted ones. The student
-kit has no oracle: there check() judges the kit's public probes
-(grader/public.py), on the student's own earlier stages.
+(see `python -m grader --help`). Where things are: grader/kit/ (what ships in the student
+kit or enters a sandboxed child; its boundary/ is the process boundary) and
+grader/instructor/ (what never leaves the instructor); README.md's map says who imports whom.
 """
 
-import importlib.util
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import agtool  # noqa: F401  (first: its guard keeps jsonschema's slow IRI parser out of the grader)
 
 if TYPE_CHECKING:
-    from grader.kit.grading import Grade
+    from grader.kit.selfcheck import CheckReport, check
 
-CHECK_SCALE = 0.5  # check() draws half the grader's cases: a second or two at most
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """What check() returns: a table in Jupyter, plain text anywhere else."""
-
-    grade: "Grade | None" = None  # None when `problem` says why nothing ran
-    problem: str = ""
-    note: str = ""  # said once above the table
-    replay: str = ""  # the terminal command that shows this very table again
-
-    @property
-    def score(self) -> int:
-        return self.grade.score if self.grade else 0
-
-    @property
-    def passed(self) -> bool:
-        return self.grade is not None and self.grade.score == self.grade.max_score
-
-    def __repr__(self) -> str:
-        from grader.kit.report import text_table
-
-        if self.problem or self.grade is None:
-            return self.problem
-        return "\n".join(filter(None, (self.note, text_table(self.grade), self._replay_line())))
-
-    def _repr_html_(self) -> str:
-        import html
-
-        from grader.kit.report import html_table
-
-        if self.problem or self.grade is None:
-            return f"<p>{html.escape(self.problem)}</p>"
-        note = f"<p><i>{html.escape(self.note)}</i></p>" if self.note else ""
-        replay = f"<p>{html.escape(self._replay_line())}</p>" if self._replay_line() else ""
-        return note + html_table(self.grade) + replay
-
-    def _replay_line(self) -> str:
-        return f"From a terminal: {self.replay}" if self.replay and not self.passed else ""
+__all__ = ["CheckReport", "check"]
 
 
-def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
-    """Run stage `stage`'s checks on tools.py, in this process, and return a table of the results.
+def __getattr__(name: str) -> Any:
+    # Looked up on first use, not imported here: every process that imports a grader module
+    # imports this package first, a sandboxed child too, and check() brings the checks (and,
+    # in the repository, the oracle), which no child may hold (tests/test_trust_boundary.py).
+    if name in __all__:
+        from grader.kit import selfcheck
 
-    path=None checks the agtool/tools.py that `import agtool.tools` would load; the
-    file is imported afresh, so edits since the last run count. A stage not started
-    yet shows "not implemented yet"; nothing here raises for a student's mistake.
-    """
-    from grader.kit import public, trusted
-    from grader.kit.checks import STAGES
-    from grader.kit.grading import grade
-    from grader.kit.report import check_command
-    from grader.kit.session import LocalSession
-
-    if stage not in STAGES:
-        return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, STAGES))}")
-    replay = check_command(stage, path) if seed == 0 else ""  # the command has no --seed: it checks as check(N) does
-    path = path or student_module_path()
-    if not path:
-        return CheckReport(problem="check(): no agtool/tools.py found; pass path='.../tools.py'")
-    if trusted.present():
-        return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE), replay=replay)
-    if not public.FILE.exists():
-        return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
-    return CheckReport(
-        grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage), replay=replay
-    )
-
-
-def public_note(stage: int) -> str:
-    """What a kit's table is judged on, said once."""
-    below = {1: "", 2: "your own stage 1"}.get(stage, f"your own stages 1 to {stage - 1}")
-    earlier = f" Stage {stage} runs on {below}: a mistake there can show up here." if below else ""
-    return (
-        f"Judged on the kit's public probes: fixed inputs with a correct module's answers.{earlier} "
-        "Your grade uses other, hidden random inputs."
-    )
-
-
-def student_module_path() -> str | None:
-    """The file `import agtool.tools` would load, without importing it."""
-    try:
-        spec = importlib.util.find_spec("agtool.tools")
-    except ImportError:
-        return None
-    return spec.origin if spec else None
+        return getattr(selfcheck, name)
+    raise AttributeError(f"module 'grader' has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """python -m grader COMMAND ...: the grader's command line, in the repository and in the student kit.
 
-The kit's commands (check) are in grader/kit/cli.py; the instructor's (grade, class,
+The kit's commands (check) are in grader/kit/check_command.py; the instructor's (grade, class,
 gradescope, release, lock) in grader/instructor/cli.py, registered only where
 grader/instructor exists: a kit has no such package, so its `--help` lists only what
 it can run. Each module's COMMANDS maps a name to (one line of help, a function that
@@ -24,7 +24,7 @@ def command_modules() -> list[str]:
     # The folder beside this file, not an import search: another grader installed on the
     # path (an editable install of the repository, next to a kit) must not lend its commands.
     instructor = Path(__file__).resolve().parent / "instructor"
-    return ["grader.kit.cli", *(["grader.instructor.cli"] if instructor.is_dir() else [])]
+    return ["grader.kit.check_command", *(["grader.instructor.cli"] if instructor.is_dir() else [])]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,7 @@ import pytest
 # The lab's modules are imported where a fixture first runs: pytest-xdist's controller loads this
 # file too, runs no test, and would wait 2 s for LangGraph before starting the workers.
 if TYPE_CHECKING:
-    from grader.kit.spies import Spy
+    from grader.kit.boundary.spies import Spy
 
 
 @contextlib.contextmanager
@@ -76,7 +76,7 @@ def spy():
     so a caller that changes it changes no later run's answer.
     """
 
-    from grader.kit.spies import Spy
+    from grader.kit.boundary.spies import Spy
 
     def make(value: Any = None, raises: BaseException | None = None, wraps: Callable[..., Any] | None = None) -> "Spy":
         def body(**args: Any) -> Any:

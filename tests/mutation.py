@@ -12,7 +12,7 @@ from pathlib import Path
 import agtool
 from grader.kit.checks import STAGES
 from grader.kit.grading import grade
-from grader.kit.session import LocalSession
+from grader.kit.local import LocalSession
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py")
 

@@ -10,16 +10,16 @@ from agtool import tools
 
 @pytest.fixture(scope="module")
 def bench():
-    """agtool.bench, imported by the first test here: it builds pydantic models and a LangChain tool (2 s
+    """agtool.door_speed, imported by the first test here: it builds pydantic models and a LangChain tool (2 s
     of CPU), and every pytest-xdist worker collects this file; one runs it (conftest.py)."""
-    return importlib.import_module("agtool.bench")
+    return importlib.import_module("agtool.door_speed")
 
 
 CONTENDERS = {"body", "check_args", "door", "memo hit", "pydantic args", "pydantic args+return", "StructuredTool"}
 
 
 def test_bench_measures_every_contender_and_prints_the_ratios(bench):
-    """A tiny run of python -m agtool.bench: every figure measured in every round, four rows against their goals."""
+    """A tiny run of python -m agtool.door_speed: every figure measured in every round, four rows against goals."""
     rounds = bench.measure(number=10, rounds=2, repeat=3)  # best of 3: one disturbed run is not the figure
     assert len(rounds) == 2
     for seconds in rounds:

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 import agtool
+from grader.kit.boundary.values import py
 from grader.kit.checks import STAGES
 from grader.kit.grading import grade
+from grader.kit.local import LocalSession
 from grader.kit.report import INSTRUCTOR, feedback_markdown, results_json
-from grader.kit.session import LocalSession
-from grader.kit.values import py
 from tests import forked_python
 
 pytestmark = pytest.mark.grader
@@ -89,8 +89,8 @@ assert isinstance(last, ast.Expr), "the input does not end with the call"
 space = {"__name__": "__main__"}
 exec(compile(tree, "<pasted>", "exec"), space)
 from agtool import tools
-from grader.kit.runner import error_text
-from grader.kit.values import to_plain
+from grader.kit.boundary.runner import error_text
+from grader.kit.boundary.values import to_plain
 
 def body_runs():
     return sum(getattr(entry.get("fn"), "runs", 0) for entry in tools.TOOLS.values() if type(entry) is dict)
@@ -228,15 +228,15 @@ def test_a_class_students_feedback_shows_no_instructor_path(class_grade):
 
 
 def kit_parser():
-    """The kit's own `python -m grader` parser: only the kit's commands (grader/kit/cli.py)."""
+    """The kit's own `python -m grader` parser: only the kit's commands (grader/kit/check_command.py)."""
     import argparse
 
     from grader.__main__ import Parser
-    from grader.kit import cli
+    from grader.kit import check_command
 
     parser = Parser(prog="python -m grader")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (summary, configure) in cli.COMMANDS.items():
+    for name, (summary, configure) in check_command.COMMANDS.items():
         configure(commands.add_parser(name, help=summary))
     assert isinstance(parser, argparse.ArgumentParser)
     return parser

@@ -19,9 +19,9 @@ from grader.instructor.release import STUDENT_MODULE, skeleton
 from grader.kit.checks import STAGES
 from grader.kit.errors import Crashed
 from grader.kit.grading import STAGE_POINTS, Grade, grade
+from grader.kit.local import LocalSession
 from grader.kit.probing import CheckResult, Failure
 from grader.kit.report import MAX_RESULTS_BYTES, results_json
-from grader.kit.session import LocalSession
 
 pytestmark = pytest.mark.grader
 

@@ -1,7 +1,7 @@
 """The grader's own memory is bounded, whatever a child sends down its channel.
 
 A submission's code runs in the child's process, so it can write to the channel's pipe
-itself, past the encoder (grader/kit/values.py's to_plain) that keeps an honest answer
+itself, past the encoder (grader/kit/boundary/values.py's to_plain) that keeps an honest answer
 small: JSON of empty lists costs twenty times its size to decode. The twist
 tests/submissions/hostile/floods_the_grader.py does, in four stages; graded by
 `python -m grader grade` in a process of its own, that process's peak RSS (its own, not its
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import agtool
-from grader.kit import channel, values
+from grader.kit.boundary import channel, values
+from grader.kit.boundary.exchange import Exchange, weigh
 from grader.kit.errors import ChannelBroken
-from grader.kit.session import Exchange, weigh
 from tests.sandboxing import QUICK, call, session, submission
 
 pytestmark = pytest.mark.grader

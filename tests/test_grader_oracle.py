@@ -1,4 +1,4 @@
-"""The grader's oracle (grader/oracle.py) against jsonschema and against the reference module.
+"""The grader's oracle (grader/instructor/oracle.py) against jsonschema and against the reference module.
 
 The oracle is written from the spec, apart from agtool/tools.py; these tests are
 where the two meet. They draw with the grader's own strategies (grader/checks/),
@@ -16,10 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader.instructor import oracle
-from grader.kit import spies, trusted, values
+from grader.kit import oracle_access
+from grader.kit.boundary import spies, values
+from grader.kit.boundary.runner import load
 from grader.kit.checks import stage2, stage3, stage4, stage5, stage6
 from grader.kit.errors import GraderError
-from grader.kit.runner import load
 
 pytestmark = pytest.mark.grader
 
@@ -220,8 +221,8 @@ def test_oracle_never_imports_the_reference():
 
 def test_in_the_kit_a_use_of_the_oracle_names_itself():
     """The kit has no oracle: a judge that reaches for it anyway raises the grader's own error, naming the call."""
-    absent = trusted._Absent("grader.instructor.oracle")
+    absent = oracle_access._Absent("grader.instructor.oracle")
     with pytest.raises(GraderError, match=r"oracle\.object_schema: the oracle is not in the student kit"):
         absent.object_schema({})
     assert getattr(absent, "__file__", None) is None  # what tools ask of any module: answered, not raised
-    assert trusted.oracle is oracle and trusted.present()  # here, in the repository, the real one
+    assert oracle_access.oracle is oracle and oracle_access.present()  # here, in the repository, the real one

@@ -1,7 +1,7 @@
 """The kit's self-check and the grade agree on every lab module a tools.py imports.
 
 The kit ships all of agtool/, but a graded child holds only what the zygote preloads of
-it (grader.kit.runner.LAB_IMPORTS). A tools.py that leaned on any other (agtool.schema,
+it (grader.kit.boundary.runner.LAB_IMPORTS). A tools.py that leaned on any other (agtool.schema,
 whose dialects are built on stage 1) passed the self-check in the student's kernel and
 scored 0 in the sandbox, every check a PermissionError. Now the same import is refused
 in both, with the one message that says what to do.
@@ -15,9 +15,9 @@ import pytest
 import agtool
 from grader.instructor.sandbox import zygote
 from grader.instructor.sandbox.session import SandboxSession
+from grader.kit.boundary.runner import LAB_IMPORTS
 from grader.kit.grading import grade
-from grader.kit.runner import LAB_IMPORTS
-from grader.kit.session import LocalSession
+from grader.kit.local import LocalSession
 from tests.sandboxing import QUICK
 
 pytestmark = pytest.mark.grader

@@ -21,8 +21,8 @@ from grader.instructor.sandbox.session import SandboxSession
 from grader.kit import probing
 from grader.kit.checks import STAGES
 from grader.kit.grading import Grade, grade
+from grader.kit.local import LocalSession
 from grader.kit.report import for_student, results_json
-from grader.kit.session import LocalSession
 
 pytestmark = pytest.mark.grader
 

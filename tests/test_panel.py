@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from agtool import tools as reference
 from agtool.panel import Panel
 from agtool.panel_recorder import Recorder
-from grader.kit.spies import Spy
+from grader.kit.boundary.spies import Spy
 
 _copies = itertools.count()
 

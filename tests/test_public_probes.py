@@ -1,4 +1,4 @@
-"""The public probes (grader/public.py): what the student kit's check(N) judges without the oracle.
+"""The public probes (grader/kit/public.py): what the student kit's check(N) judges without the oracle.
 
 Stored answers must judge exactly as the oracle does: same cases after JSON,
 same verdict and feedback from compare(case, stored expected, observation) as
@@ -15,8 +15,8 @@ import pytest
 from grader.kit import public
 from grader.kit.checks import STAGES
 from grader.kit.grading import grade
+from grader.kit.local import LocalSession
 from grader.kit.probing import blocker, judged
-from grader.kit.session import LocalSession
 
 pytestmark = pytest.mark.grader
 

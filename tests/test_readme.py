@@ -5,7 +5,7 @@ that was renamed or an import rule nobody keeps is worse than none. So every
 backticked path must exist, every module must import, every `python -m` command must
 be one the project has, every decorator keyword must be one Stage.check takes, and
 the rules "agtool/ never imports grader/" and "grader/kit/ reaches grader/instructor/
-only through grader/kit/trusted.py" are read off the source itself.
+only through grader/kit/oracle_access.py" are read off the source itself.
 """
 
 import ast
@@ -57,7 +57,7 @@ def test_every_command_it_names_is_the_projects(words):
     assert importlib.util.find_spec(module) is not None, module
     if module == "grader":
         from grader.instructor.cli import COMMANDS as INSTRUCTOR
-        from grader.kit.cli import COMMANDS as KIT
+        from grader.kit.check_command import COMMANDS as KIT
 
         assert rest[0] in {**KIT, **INSTRUCTOR}, f"python -m grader has no command {rest[0]!r}"
     for word in rest:
@@ -141,7 +141,7 @@ def test_the_kit_reaches_the_instructor_only_through_its_trusted_hook():
         for path in (ROOT / "grader" / "kit").rglob("*.py")
         if any(within(name, "grader.instructor") for name in imported(path))
     }
-    assert reaching == {"grader/kit/trusted.py"}
+    assert reaching == {"grader/kit/oracle_access.py"}
 
 
 def test_the_child_preloads_what_the_map_says():

@@ -252,7 +252,7 @@ def test_a_child_holds_the_trusted_code_of_earlier_stages_only(tmp_path, stage):
     for secret in (
         "grader.instructor.oracle",
         "grader.kit.checks",
-        "grader.kit.trusted",
+        "grader.kit.oracle_access",
         "grader.kit.probing",
         "grader.kit.grading",
         "grader.instructor.sandbox.session",

@@ -3,7 +3,7 @@
 import pytest
 
 from agtool import tools
-from grader.kit.spies import Spy
+from grader.kit.boundary.spies import Spy
 
 pytestmark = pytest.mark.stage4
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from grader.kit.grading import grade
-from grader.kit.session import LocalSession
+from grader.kit.local import LocalSession
 from tests.mutation import REFERENCE
 
 pytestmark = [pytest.mark.grader, pytest.mark.stage5]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from grader.kit.grading import grade
-from grader.kit.session import LocalSession
+from grader.kit.local import LocalSession
 from tests.mutation import REFERENCE
 
 pytestmark = pytest.mark.grader

@@ -163,10 +163,10 @@ def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestco
     [
         # every worker collects every file; the SDKs are imported by the one worker that runs the tests
         ("tests.test_providers", ["anthropic", "openai"]),
-        ("tests.test_bench", ["agtool.bench", "langchain_core.tools"]),
+        ("tests.test_bench", ["agtool.door_speed", "langchain_core.tools"]),
         ("tests.test_mcp_server", ["mcp", "agtool.mcp_server"]),
         # xdist's controller loads the fixtures' conftest too, and runs no test
-        ("tests.conftest", ["agtool.tools", "grader.kit.spies"]),
+        ("tests.conftest", ["agtool.tools", "grader.kit.boundary.spies"]),
     ],
 )
 def test_loading_a_test_module_imports_nothing_dear_before_a_test_needs_it(module, dear):

@@ -255,7 +255,7 @@ BROKEN = __import__("runpy").run_path(str(Path(__file__).parent / "submissions" 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_a_broken_submission_gets_the_same_verdicts_in_the_sandbox_as_in_process(name, tmp_path):
-    from grader.kit.session import LocalSession
+    from grader.kit.local import LocalSession
 
     old, new, stage = BROKEN[name]
     path = tmp_path / "tools.py"

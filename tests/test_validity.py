@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from grader.kit.grading import STAGE_POINTS, Grade, grade
-from grader.kit.session import LocalSession
+from grader.kit.local import LocalSession
 
 pytestmark = pytest.mark.grader
 

@@ -333,7 +333,7 @@ def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> lis
 
     from grader.kit.checks import STAGES
     from grader.kit.grading import grade
-    from grader.kit.session import LocalSession
+    from grader.kit.local import LocalSession
 
     # cosmic-ray's ExceptionReplacer writes `except CosmicRayTestingException:`, a handler
     # that catches nothing the module raises; the name must exist for that to mean it.

@@ -20,10 +20,12 @@ from typing import Any
 
 # The lab's constants, not the reference's logic: agtool.contract holds no stage's solution.
 from agtool.contract import DEFAULT_REGION, JSON_TYPES, MAX_ATTEMPTS, ODD_LIMIT
-from grader.instructor.trusted import SPEC_NAMES, bind, fits  # noqa: F401  (the judge's one import)
-from grader.instructor.trusted.args import PY_TYPES, arg_reason, arg_reasons, has_type, in_range  # noqa: F401
-from grader.instructor.trusted.door import call_tool, failure  # noqa: F401
-from grader.instructor.trusted.memo import MAX_INT_BITS, call_memo, is_json, memo_key  # noqa: F401
+
+# Stages 2 to 5 are the trusted stages' own: the checks read them here, as the oracle's answers.
+from grader.instructor.trusted import bind  # noqa: F401
+from grader.instructor.trusted.args import arg_reason, arg_reasons  # noqa: F401
+from grader.instructor.trusted.door import call_tool  # noqa: F401
+from grader.instructor.trusted.memo import call_memo, memo_key  # noqa: F401
 from grader.instructor.trusted.results import result_reason, result_reasons  # noqa: F401
 
 # ── Stage 4 · every right error ──────────────────────────────────────────────

@@ -4,9 +4,9 @@
 
 The kit is what students receive: the notebooks without outputs, `agtool/` with
 `tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
-cells need (`grader.check`) with the public probes it judges (grader/public.py),
+cells need (`grader.check`) with the public probes it judges (grader/kit/public.py),
 requirements.txt, pyproject.toml, a Makefile and a README. Never the oracle
-(grader/oracle.py solves every stage) nor the instructor's commands.
+(grader/instructor/oracle.py solves every stage) nor the instructor's commands.
 Nothing in it is kept by hand: the skeleton is derived from the reference
 `agtool/tools.py` by its markers, every time.
 
@@ -261,7 +261,7 @@ def shadows(files: dict[str, bytes], functions: set[str]) -> list[str]:
     """'path:line: ...' for every function a lab module of the kit (agtool/) gives at its top level under
     the name of one the student writes, doing the job itself rather than calling another's: it would
     hand out that stage's solution (the leak rule sees lines; this, names). The grader's own modules
-    (grader/kit/) are not the student's to import (grader.kit.runner.LAB_IMPORTS)."""
+    (grader/kit/) are not the student's to import (grader.kit.boundary.runner.LAB_IMPORTS)."""
     found = []
     for path, content in files.items():
         if path.startswith("agtool/") and path.endswith(".py") and path != STUDENT_MODULE:

@@ -5,7 +5,7 @@ from strategies built once, below: building a strategy inside a draw, or
 nesting composites, costs more than the draw itself, and the grader draws
 thousands of values per submission.
 
-Values are drawn in their JSON spelling (grader/values.py): a tuple is
+Values are drawn in their JSON spelling (grader/kit/boundary/values.py): a tuple is
 {"$tuple": [...]}, so a case travels to the submission's process as it is.
 Every contract obeys the spec's table rules (what agtool's check_table accepts).
 Draws stay out of the spec's grey zones, so any correct module agrees with the

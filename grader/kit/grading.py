@@ -1,7 +1,7 @@
 """Grading one submission: each stage in its own fresh session, checks in order, scores.
 
 A stage's score depends only on that stage's functions: while stage N is probed
-the child runs the grader's trusted versions of the earlier stages (grader/kit/runner.py).
+the child runs the grader's trusted versions of the earlier stages (grader/kit/boundary/runner.py).
 A session that dies (hang, crash, flood) costs the check it died in and the
 stage's later checks, never another stage. Given public probes (the student
 kit), each check judges those instead of drawing random cases.
@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agtool.syllabus import LESSONS
+from grader.kit.boundary.exchange import Session, SessionFactory
 from grader.kit.checks import STAGES
 from grader.kit.errors import SessionDied
 from grader.kit.probing import NOT_IMPORTED, Check, CheckResult, run_check, run_public
-from grader.kit.session import Session, SessionFactory
 
 STAGE_POINTS = {number: lesson.points for number, lesson in LESSONS.items()}  # what each stage's checks add up to
 
@@ -59,7 +59,7 @@ def grade(
     probes: dict | None = None,
 ) -> Grade:
     """Grade tools.py at `path`. only="2.3" runs that one check; scale < 1 draws fewer cases;
-    probes (label -> [(case, expected)], grader/public.py) replace the random draws."""
+    probes (label -> [(case, expected)], grader/kit/public.py) replace the random draws."""
     started = time.perf_counter()
 
     def run(check: Check, session) -> CheckResult:

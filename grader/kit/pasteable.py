@@ -5,8 +5,8 @@ import builtins
 import math
 from typing import TYPE_CHECKING, Any
 
-from grader.kit import values
-from grader.kit.runner import LANGGRAPH_DEFAULT_LIMIT
+from grader.kit.boundary import values
+from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
 
 if TYPE_CHECKING:  # a type only: probing imports this module
     from grader.kit.probing import Mismatch
@@ -17,23 +17,23 @@ if TYPE_CHECKING:  # a type only: probing imports this module
 # alone into a kit's notebook cell that stops at its first name: check_args is not imported, the
 # tool 't' is not in the student's TOOLS (KeyError: 't'). `pasteable` writes the rest from the very
 # request the case made: the imports from agtool.tools, the case's table installed in TOOLS with
-# the grader's own spy bodies (grader.kit.spies.Spy, which the kit ships), the memo, state or picker
+# the grader's own spy bodies (grader.kit.boundary.spies.Spy, which the kit ships), the memo, state or picker
 # the call names, and, where the request's earlier calls left something behind (a spy's next step,
 # a memo's entries), those calls first. What it cannot make runnable stays as the check wrote it.
 
 _IMPORTS = {  # names a shown input may use that are not the student's module's
-    "Spy": "from grader.kit.spies import Spy  # the grader's tool body: its k-th run does step k "
+    "Spy": "from grader.kit.boundary.spies import Spy  # the grader's tool body: its k-th run does step k "
     "(the last one from then on); .runs counts them",
-    "Touchy": "from grader.kit.values import Touchy  # a value whose ==, < and hash raise TypeError",
-    "decode": "from grader.kit.values import decode  # builds a value JSON has no word for",
-    "change_everything_in": "from grader.kit.values import mutate as change_everything_in",
+    "Touchy": "from grader.kit.boundary.values import Touchy  # a value whose ==, < and hash raise TypeError",
+    "decode": "from grader.kit.boundary.values import decode  # builds a value JSON has no word for",
+    "change_everything_in": "from grader.kit.boundary.values import mutate as change_everything_in",
     "suppress": "from contextlib import suppress",
 }
 _DEFINED = {
     "holding_itself": "def holding_itself(items):  # a list that holds itself: Python prints it [..., [...]]\n"
     "    items.append(items)\n    return items",
 }
-_RECURSION_LIMIT = [  # grader/kit/runner.py's _langgraph_default_limit, for the rest of the session
+_RECURSION_LIMIT = [  # grader/kit/boundary/runner.py's _langgraph_default_limit, for the rest of the session
     "import langgraph._internal._config as langgraph_config  # the grade runs with LangGraph's default "
     f"recursion_limit at {LANGGRAPH_DEFAULT_LIMIT} (restart the kernel to undo)",
     "langgraph_config.DEFAULT_RECURSION_LIMIT = "
@@ -98,7 +98,7 @@ def _used(table: dict, setting: str) -> dict:
 
 
 def _table_source(table: dict) -> list[str]:
-    """The case's table as the child's TOOLS held it (grader/kit/spies.py's build_table), in the module's TOOLS."""
+    """The case's table as the child's TOOLS held it (boundary/spies.py's build_table), in the module's TOOLS."""
     lines = ["TOOLS.clear()  # the grader's table in place of yours, until tools.py is imported again"]
     for name, entry in table.items():
         description = entry.get("description", f"the tool {name}")

@@ -5,7 +5,7 @@ returns the Hypothesis strategy of its cases; `Stage.check` registers it with
 its points, hint and the stage's way to probe (case -> request), to judge, and
 to show (case -> the setting as Python). Judging comes in two halves, so that
 the student kit can judge without the oracle: expect (case -> what a correct
-module gives, as JSON data, from grader/oracle.py) and compare (case, expected,
+module gives, as JSON data, from grader/instructor/oracle.py) and compare (case, expected,
 observation -> Mismatch or None, no oracle). A check's judge is the two in turn.
 
 `run_check` draws cases seeded (same seed, same draws: from the seed alone, not
@@ -15,7 +15,7 @@ smallest one found. Draws that passed are replayed to the next submission
 without drawing them again; one that fails there is shrunk as without the
 replay, the child asked nothing twice (`_drawn`). Shrinking is capped by a count of
 cases, not by time, so the result stays reproducible. `run_public` judges the
-kit's fixed public probes instead (grader/public.py), smallest first.
+kit's fixed public probes instead (grader/kit/public.py), smallest first.
 """
 
 import contextlib
@@ -36,7 +36,7 @@ from grader.kit.errors import SessionDied
 from grader.kit.pasteable import pasteable
 
 if TYPE_CHECKING:  # a type only: importing session here (it imports trusted, the oracle, the checks) is a cycle
-    from grader.kit.session import Session
+    from grader.kit.boundary.exchange import Session
 
 SHRINK_CASES = 100  # cases tried after the first failure, at most
 

@@ -1,6 +1,6 @@
 """Public probes: fixed cases for every check, each with what a correct module gives, for the student kit.
 
-The kit cannot carry the oracle (grader/oracle.py solves every stage), so its
+The kit cannot carry the oracle (grader/instructor/oracle.py solves every stage), so its
 check(N) cannot judge random inputs. At release, `draw_probes` takes each
 check's incident cases and a fixed draw of others (RELEASE_SEED), smallest JSON
 first, and stores each with its check's expect(case), worked out here with the

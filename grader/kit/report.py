@@ -17,9 +17,9 @@ import tempfile
 from dataclasses import dataclass
 
 from agtool.syllabus import LESSONS
+from grader.kit.boundary.exchange import clean_text
 from grader.kit.grading import Grade
 from grader.kit.probing import CheckResult
-from grader.kit.session import clean_text
 
 STAGE_TITLES = {number: lesson.title for number, lesson in LESSONS.items()}
 MAX_RESULTS_BYTES = 1_000_000  # Gradescope refuses more

@@ -1,15 +1,104 @@
-"""python -m grader.kit.selfcheck: every stage's check(), as the notebooks' cells run it; exit 1 unless all pass.
+"""check(N): a stage's checks on the student's tools.py, in this process, as a table; and the kit's `make test`.
 
-The student kit's `make test`. It prints one line: each stage's points, and the command
-that shows the first failing stage's table (`python -m grader check N`). In the kit it
-judges the public probes only; the grade that counts draws hidden random inputs.
+In a notebook: `from grader import check; check(2)`. In the repository check() draws
+random cases and judges them against the grader's oracle, with the earlier stages
+replaced by trusted ones. The student kit has no oracle: there check() judges the
+kit's public probes (grader/kit/public.py), on the student's own earlier stages.
+
+`python -m grader.kit.selfcheck` (the kit's `make test`) runs every stage's check()
+and prints one line: each stage's points, and the command that shows the first
+failing stage's table (`python -m grader check N`); exit 1 unless all pass.
 """
 
+import html
+import importlib.util
 import sys
+from dataclasses import dataclass
 
-from grader import check
+from grader.kit import oracle_access, public
 from grader.kit.checks import STAGES
-from grader.kit.report import check_command
+from grader.kit.grading import Grade, grade
+from grader.kit.local import LocalSession
+from grader.kit.report import check_command, html_table, text_table
+
+CHECK_SCALE = 0.5  # check() draws half the grader's cases: a second or two at most
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What check() returns: a table in Jupyter, plain text anywhere else."""
+
+    grade: Grade | None = None  # None when `problem` says why nothing ran
+    problem: str = ""
+    note: str = ""  # said once above the table
+    replay: str = ""  # the terminal command that shows this very table again
+
+    @property
+    def score(self) -> int:
+        return self.grade.score if self.grade else 0
+
+    @property
+    def passed(self) -> bool:
+        return self.grade is not None and self.grade.score == self.grade.max_score
+
+    def __repr__(self) -> str:
+        if self.problem or self.grade is None:
+            return self.problem
+        return "\n".join(filter(None, (self.note, text_table(self.grade), self._replay_line())))
+
+    def _repr_html_(self) -> str:
+        if self.problem or self.grade is None:
+            return f"<p>{html.escape(self.problem)}</p>"
+        note = f"<p><i>{html.escape(self.note)}</i></p>" if self.note else ""
+        replay = f"<p>{html.escape(self._replay_line())}</p>" if self._replay_line() else ""
+        return note + html_table(self.grade) + replay
+
+    def _replay_line(self) -> str:
+        return f"From a terminal: {self.replay}" if self.replay and not self.passed else ""
+
+
+def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
+    """Run stage `stage`'s checks on tools.py, in this process, and return a table of the results.
+
+    path=None checks the agtool/tools.py that `import agtool.tools` would load; the
+    file is imported afresh, so edits since the last run count. A stage not started
+    yet shows "not implemented yet"; nothing here raises for a student's mistake.
+    """
+    from grader.kit.checks import STAGES
+    from grader.kit.report import check_command
+
+    if stage not in STAGES:
+        return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, STAGES))}")
+    replay = check_command(stage, path) if seed == 0 else ""  # the command has no --seed: it checks as check(N) does
+    path = path or student_module_path()
+    if not path:
+        return CheckReport(problem="check(): no agtool/tools.py found; pass path='.../tools.py'")
+    if oracle_access.present():
+        return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE), replay=replay)
+    if not public.FILE.exists():
+        return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
+    return CheckReport(
+        grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage), replay=replay
+    )
+
+
+def public_note(stage: int) -> str:
+    """What a kit's table is judged on, said once."""
+    below = {1: "", 2: "your own stage 1"}.get(stage, f"your own stages 1 to {stage - 1}")
+    earlier = f" Stage {stage} runs on {below}: a mistake there can show up here." if below else ""
+    return (
+        f"Judged on the kit's public probes: fixed inputs with a correct module's answers.{earlier} "
+        "Your grade uses other, hidden random inputs."
+    )
+
+
+def student_module_path() -> str | None:
+    """The file `import agtool.tools` would load, without importing it."""
+    try:
+        spec = importlib.util.find_spec("agtool.tools")
+    except ImportError:
+        return None
+    return spec.origin if spec else None
 
 
 def summary(reports: dict) -> str:

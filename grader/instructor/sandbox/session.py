@@ -1,8 +1,8 @@
 """The grader's side of the sandbox: one confined child per stage, forked from a clean zygote.
 
 The child lives under every layer grader/instructor/sandbox/confine.py lists. It talks
-to the grader only through a private pair of pipes (grader/kit/channel.py); every frame
-it sends is read as hostile (grader/kit/session.py's Exchange), and its tool bodies run
+to the grader only through a private pair of pipes (grader/kit/boundary/channel.py); every frame
+it sends is read as hostile (grader/kit/boundary/exchange.py's Exchange), and its tool bodies run
 here. The grader enforces the deadlines itself, with select(): a child that ignores or
 blocks signals still gets SIGKILL. It watches the budgets that no rlimit counts for the
 submission as a whole (grader/instructor/sandbox/budget.py): memory and CPU over all its
@@ -29,11 +29,12 @@ from pathlib import Path
 
 from grader.instructor.sandbox import budget, confine, sweeper
 from grader.instructor.sandbox import zygote as zygote_module
-from grader.kit import channel, intake, values
 from grader.kit import compiled as compiled_module
-from grader.kit.channel import FRAME, frame
+from grader.kit import intake
+from grader.kit.boundary import channel, values
+from grader.kit.boundary.channel import FRAME, frame
+from grader.kit.boundary.exchange import Exchange
 from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
-from grader.kit.session import Exchange
 
 MB = 1024 * 1024
 ROOT = Path(__file__).resolve().parents[3]  # where grader/ and agtool/ are
@@ -342,7 +343,7 @@ class SandboxSession:
         """The child's next frame, decoded; refused (ChannelBroken) where it could cost this process more
         than any honest frame: before a byte is read past its header when it is over MAX_FRAME bytes (or
         Limits.message_bytes, if smaller), before it is decoded when it holds over MAX_FRAME_MARKS marks
-        (an upper bound on its values), and when it nests deeper than MAX_FRAME_DEPTH (grader/kit/channel.py).
+        (an upper bound on its values), and when it nests deeper than MAX_FRAME_DEPTH (grader/kit/boundary/channel.py).
         What a request keeps of its frames, the Exchange bounds."""
         (size,) = FRAME.unpack(self._read(FRAME.size, deadline))
         limit = min(self.limits.message_bytes, channel.MAX_FRAME)

@@ -52,8 +52,8 @@ PRELOAD = (
     "jsonschema",
     "agtool.inventory",
     "agtool.contract",
-    "grader.kit.runner",
-    "grader.kit.channel",
+    "grader.kit.boundary.runner",
+    "grader.kit.boundary.channel",
     "grader.kit.compiled",
     "grader.instructor.sandbox.confine",
     "pyseccomp",
@@ -332,7 +332,8 @@ def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
     grader's own word, where an exit code (any submission can os._exit(anything)) is not.
     """
     from grader.instructor.sandbox import confine
-    from grader.kit import channel, compiled, runner
+    from grader.kit import compiled
+    from grader.kit.boundary import channel, runner
 
     code = UNCAUGHT
     try:

@@ -7,17 +7,11 @@ below N and nothing more: the child never holds the trusted code of stage N or l
 """
 
 import importlib
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 # stage -> the module that holds its trusted logic
 MODULES = {2: "args", 3: "results", 4: "door", 5: "memo"}
-
-# The spec's names every later stage reads through the module's globals: installed
-# always. The others are the skeleton's helpers, installed only where the submission
-# kept their parameters (a student may have rewritten them another way).
-SPEC_NAMES = {"check_args", "check_result", "call_tool", "memo_key", "call_memo"}
 
 
 def bind(module: Any, below: int = 7) -> dict[str, tuple[int, Callable]]:
@@ -66,11 +60,3 @@ def bind(module: Any, below: int = 7) -> dict[str, tuple[int, Callable]]:
             }
         )
     return bound
-
-
-def fits(trusted: Callable, theirs: Any) -> bool:
-    """May `trusted` stand in for the submission's own function of that name?"""
-    try:
-        return list(inspect.signature(theirs).parameters) == list(inspect.signature(trusted).parameters)
-    except (TypeError, ValueError):
-        return False

@@ -1,6 +1,6 @@
 """What the stages' checks share: tables of spy tools, reading an answer, writing a case as Python.
 
-A table in a case is the JSON spelling the child builds TOOLS from (grader/spies.py):
+A table in a case is the JSON spelling the child builds TOOLS from (grader/kit/boundary/spies.py):
 {tool: {"args": ..., "returns": ..., "body": [steps], "upgrade": ...}}.
 """
 
@@ -10,9 +10,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F401  (stage 6's spec: the lab's constants)
-from grader.kit import draw, spies, values
+from grader.kit import draw
+from grader.kit.boundary import spies, values
+from grader.kit.boundary.values import py
 from grader.kit.probing import Mismatch
-from grader.kit.values import py
 
 OK_BODY: list[dict[str, Any]] = [{"return": {}}]
 

@@ -6,7 +6,7 @@ last gives describe_tools() random tables and checks every schema against the
 JSON Schema meta-schema (jsonschema) and against the contract.
 
 That a fn is a function is never read off what the child sends for it (a marker a
-plain dict can spell, grader/kit/values.py): the child calls every entry's fn, and
+plain dict can spell, grader/kit/boundary/values.py): the child calls every entry's fn, and
 a call that is refused as "not callable" is no function, whatever it looked like.
 """
 
@@ -20,7 +20,8 @@ import jsonschema
 from hypothesis import strategies as st
 
 from agtool import inventory
-from grader.kit import draw, trusted, values
+from grader.kit import draw, oracle_access
+from grader.kit.boundary import values
 from grader.kit.checks.common import (
     ETA_RETURNS,
     REGION,
@@ -32,8 +33,8 @@ from grader.kit.checks.common import (
     request,
     show_table,
 )
+from grader.kit.oracle_access import oracle
 from grader.kit.probing import Mismatch, Stage, without_oracle
-from grader.kit.trusted import oracle
 
 DAYS = ETA_RETURNS["days"]
 ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
@@ -234,7 +235,7 @@ def schema_for(args: dict, schemas: dict) -> dict | None:
     """The parameters schema these args must get: the expected one; for a contract no probe foresaw (the
     student's own TOOLS, other than the seed's) the oracle's, where there is one; None in the kit."""
     want = schemas.get(contract_key(args))
-    if want is None and trusted.present():
+    if want is None and oracle_access.present():
         want = oracle.object_schema(args)
     return want
 

@@ -35,7 +35,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from grader.kit import draw, values
+from grader.kit import draw
+from grader.kit.boundary import values
+from grader.kit.boundary.values import py
 from grader.kit.checks.common import (
     REGION,
     call,
@@ -50,9 +52,8 @@ from grader.kit.checks.common import (
     show_table,
     value_of,
 )
+from grader.kit.oracle_access import oracle
 from grader.kit.probing import Mismatch, Stage
-from grader.kit.trusted import oracle
-from grader.kit.values import py
 
 
 @dataclass(frozen=True)

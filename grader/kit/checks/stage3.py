@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from grader.kit import draw, values
+from grader.kit import draw
+from grader.kit.boundary import values
 from grader.kit.checks.common import (
     ETA_RETURNS,
     SEED_RETURNS,
@@ -42,8 +43,8 @@ from grader.kit.checks.common import (
     value_of,
 )
 from grader.kit.checks.stage2 import shown, without_positions
+from grader.kit.oracle_access import oracle
 from grader.kit.probing import Mismatch, Stage, without_oracle
-from grader.kit.trusted import oracle
 
 
 @dataclass(frozen=True)

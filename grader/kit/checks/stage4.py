@@ -26,7 +26,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from grader.kit import draw, values
+from grader.kit import draw
+from grader.kit.boundary import values
+from grader.kit.boundary.spies import SPY_MARK
 from grader.kit.checks import stage2, stage3
 from grader.kit.checks.common import (
     GOOD_ARGS,
@@ -40,9 +42,8 @@ from grader.kit.checks.common import (
     request,
     show_table,
 )
+from grader.kit.oracle_access import oracle
 from grader.kit.probing import Mismatch, Stage
-from grader.kit.spies import SPY_MARK
-from grader.kit.trusted import oracle
 
 ENVELOPE_KEYS = ["error", "ok", "value"]
 

@@ -34,7 +34,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from agtool.contract import MAX_INT_BITS
-from grader.kit import draw, values
+from grader.kit import draw
+from grader.kit.boundary import values
 from grader.kit.checks import stage4
 from grader.kit.checks.common import (
     GOOD_ARGS,
@@ -48,8 +49,8 @@ from grader.kit.checks.common import (
     request,
     show_table,
 )
+from grader.kit.oracle_access import oracle
 from grader.kit.probing import Mismatch, Stage, without_oracle
-from grader.kit.trusted import oracle
 
 MEMO = {"$memo": 0}
 

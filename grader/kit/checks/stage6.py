@@ -19,7 +19,7 @@ up on a reason that came back, a module may give up sooner, never later (6.5).
 
 The graph (6.1) is judged by what it does, never by what the child says it is:
 while run answers three requests, the child follows the graph the submission's
-build_graph() gives (grader/kit/runner.py, "follow") and sends the nodes it
+build_graph() gives (grader/kit/boundary/runner.py, "follow") and sends the nodes it
 walked and what each returned. The walk must be the trusted loop's path, with the
 spy body run, here, as often as that path needs, and the call node's update must
 hold what the body returned: a value drawn for the case that the child only learns
@@ -35,7 +35,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from grader.kit import draw, values
+from grader.kit import draw
+from grader.kit.boundary import values
+from grader.kit.boundary.spies import SPY_MARK
 from grader.kit.checks.common import (
     DEFAULT_REGION,
     MAX_ATTEMPTS,
@@ -49,9 +51,8 @@ from grader.kit.checks.common import (
     request,
     show_table,
 )
+from grader.kit.oracle_access import oracle
 from grader.kit.probing import Mismatch, Stage
-from grader.kit.spies import SPY_MARK
-from grader.kit.trusted import oracle
 
 MEMO = {"$memo": 0}
 NODES = ("pick", "call", "fix", "answer", "give_up")
@@ -477,7 +478,7 @@ COLON = {"tool": "stock", "args": {"sku:": "A-100", "region": "seoul", "limit": 
 HUGE_ARG = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 2**1100}}
 # A run never cut short, at little cost: fifty invented names dropped one a call (all three contract args are
 # given, so none is renamed), then the answer: 51 door calls, 103 graph steps, past a fixed recursion limit of
-# 100 and LangGraph's default while the submission runs (25: grader/kit/runner.py; its own, 10,007, would take
+# 100 and LangGraph's default while the submission runs (25: grader/kit/boundary/runner.py; its own, 10,007, would take
 # 5,000 calls to reach: too dear to probe).
 LONG_CALLS = 51  # the fewest past a fixed limit of 100: the longest fixed case, a tenth of the stage's time
 LONG = {

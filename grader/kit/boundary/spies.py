@@ -7,7 +7,7 @@ A request describes a contract table whose tools have spies for bodies:
 
 Run k of a body does step k of its list (the last step again once the list is
 used up). The spies live in the parent only: the child's TOOLS get stubs that
-ask the parent to run the body (grader/kit/runner.py), and the parent counts.
+ask the parent to run the body (grader/kit/boundary/runner.py), and the parent counts.
 The parent also builds the very same table to predict what a correct module does.
 """
 
@@ -15,7 +15,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from grader.kit.values import decode
+from grader.kit.boundary.values import decode
 
 # Exception names the grader raises from spies: the built-in ones, and its own.
 _made: dict[str, type] = {}

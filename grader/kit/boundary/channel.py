@@ -3,14 +3,14 @@
 This is the child's side (`serve`): it reads a request, answers it with one frame per
 call, and in between asks the parent to run a tool body ({"body": tool}) and waits for
 what the body did. The parent's side is grader/instructor/sandbox/session.py, which
-reads every frame as hostile (grader/kit/session.py's Exchange).
+reads every frame as hostile (grader/kit/boundary/exchange.py's Exchange).
 
 An honest frame is small: one outcome, whose value values.to_plain keeps within MAX_JSON
 bytes, MAX_MARKS marks and MAX_DEPTH; or a text of a few hundred characters; or a body
 run's {"body": tool}. The parent refuses, before it decodes a byte of it, any frame over
 MAX_FRAME bytes or MAX_FRAME_MARKS marks, then any nested deeper than MAX_FRAME_DEPTH;
 and the outcomes of one request together over REQUEST_NODES nodes or REQUEST_TEXT
-characters (grader/kit/session.py). So whatever a child sends, what the parent holds of
+characters (grader/kit/boundary/exchange.py). So whatever a child sends, what the parent holds of
 one request is bounded (the README's threat model says by how much).
 """
 
@@ -20,7 +20,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from grader.kit.values import MAX_DEPTH, MAX_JSON, MAX_MARKS
+from grader.kit.boundary.values import MAX_DEPTH, MAX_JSON, MAX_MARKS
 
 FRAME = struct.Struct(">I")  # the length of the JSON text that follows
 

@@ -1,4 +1,4 @@
-"""What grading costs, next to executing the lab's notebooks: `python -m grader.instructor.bench`.
+"""What grading costs, next to executing the lab's notebooks: `python -m grader.instructor.grading_speed`.
 
 In one run:
   (a) `python -m grader class` on a class of 40 submissions with 2 jobs, every stage of
@@ -100,7 +100,9 @@ def verdict(ratios: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m grader.instructor.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m grader.instructor.grading_speed", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)

@@ -1,4 +1,4 @@
-"""Sessions: how the grader talks to one imported submission, one stage at a time.
+"""The parent's side of the process boundary: what it takes from a submission's process, and how.
 
 A session answers requests with observations: {"results": [outcome per call, each
 with "runs": {tool: body runs during that call}]}, or {"error": ..., "message": ...}
@@ -6,23 +6,22 @@ when nothing could be called. The parent's side of every request is an `Exchange
 it holds the case's spy bodies, runs one each time the child asks (so body runs are
 counted where the submission cannot touch them), and takes nothing from the child
 but well-formed outcomes, one per call, in order (anything else: ChannelBroken), and
-no more of them than grader/kit/channel.py's REQUEST_NODES and REQUEST_TEXT: a frame
-is bounded before it is decoded, the outcomes it keeps for the request by these.
+no more of them than channel.py's REQUEST_NODES and REQUEST_TEXT: a frame is bounded
+before it is decoded (the sandbox's reader, grader/instructor/sandbox/session.py), the
+outcomes it keeps for the request by these. A student's text is cleaned here
+(clean_text) before anything shows it.
 
-`LocalSession` imports the submission into this very process: right for a
-student's self-check in a notebook (their own code, their own kernel), wrong for
-grading strangers; grader.instructor.sandbox.session.SandboxSession forks a confined child.
+Both sessions speak through it: grader/kit/local.py's LocalSession (in-process) and
+grader/instructor/sandbox/session.py's SandboxSession (a confined child).
 """
 
-import json
 import unicodedata
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from grader.kit import spies, trusted
-from grader.kit.channel import REQUEST_NODES, REQUEST_TEXT, refused
-from grader.kit.errors import ChannelBroken, SessionDied
-from grader.kit.runner import Child
+from grader.kit.boundary import spies
+from grader.kit.boundary.channel import REQUEST_NODES, REQUEST_TEXT, refused
+from grader.kit.errors import ChannelBroken
 
 OUTCOMES = ("value", "raised", "not_implemented")
 TEXT_LIMIT = 1000  # characters of an exception message kept
@@ -145,32 +144,3 @@ def weigh(value: Any) -> tuple[int, int]:
             text += sum(map(len, item))
             todo.extend(item.values())
     return nodes, text
-
-
-class LocalSession:
-    """The submission imported here, in-process; requests and outcomes still go through JSON and an
-    Exchange, so a grade by LocalSession and by the sandbox see the very same data."""
-
-    def __init__(self, path: str, stage: int = 1):
-        self._exchange: Exchange | None = None
-        self._child = Child(path, trusted.bind, self._body)
-        self._closed = False
-
-    def _body(self, tool: str) -> dict:
-        assert self._exchange is not None
-        return json.loads(json.dumps(self._exchange.body(tool)))
-
-    def request(self, req: dict) -> dict:
-        if self._closed:
-            raise SessionDied("the session is closed")
-        self._exchange = exchange = Exchange(req)
-        self._child.answer(
-            json.loads(json.dumps(exchange.for_child)), lambda frame: exchange.take(json.loads(json.dumps(frame)))
-        )
-        if not exchange.done:
-            raise ChannelBroken("the submission's process answered fewer calls than it was asked")
-        return exchange.observation()
-
-    def close(self) -> None:
-        self._closed = True
-        self._child.close()

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator
 from types import CodeType
 from typing import Any
 
-from grader.kit import spies, values
+from grader.kit.boundary import spies, values
 
 _module_numbers = itertools.count()
 _MISSING = object()

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 
 from grader.kit.checks import STAGES
+from grader.kit.intake import NotASubmission, read_submission
+from grader.kit.selfcheck import check
 
 
 # configure_check adds the arguments, check_from_terminal runs them: named apart from
@@ -32,9 +34,6 @@ def _stage(text: str) -> int:
 
 
 def check_from_terminal(args: argparse.Namespace) -> int:
-    from grader import check
-    from grader.kit.intake import NotASubmission, read_submission
-
     if args.path is not None:
         try:
             read_submission(args.path)

@@ -122,7 +122,7 @@ def to_plain(value: Any) -> Any:
     budget = [MAX_NODES]
     plain = _plain(value, budget, MAX_DEPTH, set())
     try:
-        text = json.dumps(plain).encode()  # as grader/kit/channel.py's frame() writes it
+        text = json.dumps(plain).encode()  # as grader/kit/boundary/channel.py's frame() writes it
     except Exception:  # only MemoryError, for data as _plain gives it
         return {NOT_PLAIN: "too big", "callable": False}
     if len(text) > MAX_JSON or marks(text) > MAX_MARKS:

@@ -1,4 +1,4 @@
-"""What the door costs, next to pydantic and LangChain: `python -m agtool.bench`.
+"""What the door costs, next to pydantic and LangChain: `python -m agtool.door_speed`.
 
 Every contender wraps the same trivial body (it returns a fixed, good value), so the time
 measured is the checking, not the work. Overheads are the wrapped call minus the bare body
