@@ -6,7 +6,7 @@ grade judges" list, and the rules at the end of the docstring (or comment) of
 agtool/tools.py that `where` names. `python -m grader.instructor.rule_text` writes the
 last two, and tests/test_rules.py fails while they differ from what it would write.
 
-A rule is the lesson where it must be (the seed's rules, and what follows from them) and
+A rule is the lesson where it must be (the lesson's core rules, and what follows from them) and
 accepts every reasonable choice where the lesson does not fix one; where it keeps one
 choice exact, it says why. `example` is the notebook's alone: cases that show the rule,
 printed in parentheses after it, never a rule of their own.

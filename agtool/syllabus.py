@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Lesson:
+class Stage:
     number: int
     title: str  # as the grade's tables and feedback name it
     points: int  # what the stage's checks add up to
@@ -22,14 +22,14 @@ class Lesson:
         return f"stage{self.number}"
 
 
-LESSONS = {
+STAGES = {
     lesson.number: lesson
     for lesson in (
-        Lesson(1, "contract", 10, "01_contract.ipynb", "TOOLS, describe_tools()"),
-        Lesson(2, "argument check", 20, "02_check_args.ipynb", "check_args()"),
-        Lesson(3, "result check", 20, "03_check_result.ipynb", "check_result()"),
-        Lesson(4, "door", 15, "04_door.ipynb", "call_tool()"),
-        Lesson(5, "memo", 15, "05_memo.ipynb", "memo_key(), call_memo()"),
-        Lesson(6, "retry graph", 20, "06_retry_graph.ipynb", "FIXES, build_graph(), run()"),
+        Stage(1, "contract", 10, "01_contract.ipynb", "TOOLS, describe_tools()"),
+        Stage(2, "argument check", 20, "02_check_args.ipynb", "check_args()"),
+        Stage(3, "result check", 20, "03_check_result.ipynb", "check_result()"),
+        Stage(4, "door", 15, "04_door.ipynb", "call_tool()"),
+        Stage(5, "memo", 15, "05_memo.ipynb", "memo_key(), call_memo()"),
+        Stage(6, "retry graph", 20, "06_retry_graph.ipynb", "FIXES, build_graph(), run()"),
     )
 }

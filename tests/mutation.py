@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import agtool
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
 
@@ -38,5 +38,5 @@ def mutant(rule: str, old: str, new: str, *fails: str) -> Mutant:
 
 def verdicts(path: Path, seed: int, stages: tuple[int, ...] | None = None) -> dict[str, bool]:
     """label -> passed, for every check of `stages` (all by default)."""
-    graded = grade(str(path), LocalSession, seed=seed, stages=stages or tuple(STAGES))
+    graded = grade(str(path), LocalSession, seed=seed, stages=stages or tuple(CHECKLISTS))
     return {result.check.label: result.passed for result in graded.results}

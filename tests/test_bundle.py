@@ -83,7 +83,7 @@ def test_a_broken_submission_is_graded_on_the_bundles_seed_which_no_student_sees
     failed = {test["number"].split(".")[0] for test in results["tests"] if test["status"] == "failed"}
     assert failed == {"3"} and results["score"] < 100
     shown = json.dumps(results)
-    for said in (shown, done.stdout):  # "the seed's contract" is the lab's word; a seed's value is not
+    for said in (shown, done.stdout):  # a seed's value must not show
         assert "--seed" not in said and not re.search(r"seed\W{0,3}\d", said, re.I)
     assert "Replay in your kit: `.venv/bin/python -m grader check 3`" in shown
     expected = results_json(grade(str(root / "submission" / "tools.py"), SandboxSession, seed=SEED), STUDENT)

@@ -19,7 +19,7 @@ import pytest
 
 import agtool
 from grader.kit.boundary.values import py
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
 from grader.kit.report import INSTRUCTOR, feedback_markdown, results_json
@@ -312,8 +312,8 @@ def test_a_file_that_does_not_import_gets_one_short_message_with_the_error_and_i
     source = REFERENCE + tail
     error, at = words
     line = line_of(source, at) if at else len(source.splitlines())
-    graded = grade_source(source, stages=tuple(STAGES))
-    assert graded.score == 0 and len(graded.results) == sum(len(stage.checks) for stage in STAGES.values())
+    graded = grade_source(source, stages=tuple(CHECKLISTS))
+    assert graded.score == 0 and len(graded.results) == sum(len(stage.checks) for stage in CHECKLISTS.values())
     for audience in (INSTRUCTOR, for_student("tools.py"), STUDENT):
         feedback = feedback_markdown(graded, audience)
         assert len(feedback.splitlines()) < 60, feedback

@@ -16,11 +16,11 @@ import pytest
 
 from grader import check
 from grader.instructor.release import STUDENT_MODULE, skeleton
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.errors import Crashed
 from grader.kit.grading import STAGE_POINTS, Grade, grade
 from grader.kit.local import LocalSession
-from grader.kit.probing import CheckResult, Failure
+from grader.kit.probing import CheckResult, Mismatch
 from grader.kit.report import MAX_RESULTS_BYTES, results_json
 
 pytestmark = pytest.mark.grader
@@ -55,12 +55,12 @@ def lost(result: Grade) -> dict[int, int]:
 
 
 def test_checks_split_100_points_over_the_stages_and_say_what_they_check():
-    assert {number: sum(check.points for check in stage.checks) for number, stage in STAGES.items()} == FULL
+    assert {number: sum(check.points for check in stage.checks) for number, stage in CHECKLISTS.items()} == FULL
     assert sum(FULL.values()) == 100
-    for stage in STAGES.values():
+    for stage in CHECKLISTS.values():
         for check_ in stage.checks:
             assert check_.title and check_.hint and check_.points > 0, check_.label
-    labels = [check_.label for stage in STAGES.values() for check_ in stage.checks]
+    labels = [check_.label for checklist in CHECKLISTS.values() for check_ in checklist.checks]
     assert len(labels) == len(set(labels))
 
 
@@ -199,7 +199,7 @@ def test_a_seed_fixes_the_draws_and_another_seed_draws_others(only):
 
 def test_a_check_of_fixed_cases_alone_asks_each_once_under_every_seed():
     """6.9's picker table is fixed (examples=0): each row is asked once, and no draw repeats one."""
-    (check,) = [check for check in STAGES[6].checks if check.label == "6.9"]
+    (check,) = [check for check in CHECKLISTS[6].checks if check.label == "6.9"]
     assert check.examples == 0
     for seed in (1, 2):
         assert _draws(seed, "6.9") == [check.probe(case) for case in check.always]
@@ -266,10 +266,10 @@ def test_cases_drawn_ahead_are_the_ones_a_passing_submission_is_drawn(monkeypatc
     grade(str(REFERENCE), LocalSession, seed=11)
     drawn_by_grading = {key[0]: repr(cases) for key, cases in probing._PASSED_DRAWS.items()}  # repr: NaN != NaN
     probing._PASSED_DRAWS.clear()
-    probing.draw_ahead([check for stage in STAGES.values() for check in stage.checks], seed=11)
+    probing.draw_ahead([check for checklist in CHECKLISTS.values() for check in checklist.checks], seed=11)
     drawn_ahead = {key[0]: repr(cases) for key, cases in probing._PASSED_DRAWS.items()}
     assert drawn_ahead == drawn_by_grading
-    assert len(drawn_ahead) == sum(len(stage.checks) for stage in STAGES.values())
+    assert len(drawn_ahead) == sum(len(stage.checks) for stage in CHECKLISTS.values())
 
 
 def test_the_replay_command_replays_the_same_failure(tmp_path):
@@ -289,7 +289,7 @@ def test_the_replay_command_replays_the_same_failure(tmp_path):
 class DiesInStage4(LocalSession):
     """A session whose child dies (as a sandboxed crash would) in stage 4, two requests into its second check."""
 
-    DEATH = STAGES[4].checks[0].examples + 2
+    DEATH = CHECKLISTS[4].checks[0].examples + 2
 
     def __init__(self, path, stage):
         super().__init__(path, stage)
@@ -398,11 +398,11 @@ def test_grade_cli_refuses_bad_input_with_a_clear_message(argv, says):
 
 def test_results_json_stays_under_a_megabyte_whatever_the_feedback():
     huge = "x" * 2_000_000
-    checks = [check_ for stage in STAGES.values() for check_ in stage.checks]
+    checks = [check_ for checklist in CHECKLISTS.values() for check_ in checklist.checks]
     result = Grade(
         "tools.py",
         0,
-        [CheckResult(c, False, "found a wrong answer", Failure(huge, huge, huge, huge)) for c in checks],
+        [CheckResult(c, False, "found a wrong answer", Mismatch(huge, huge, huge, huge, setting=huge)) for c in checks],
         1.0,
     )
     assert len(json.dumps(results_json(result), ensure_ascii=False).encode()) < MAX_RESULTS_BYTES
@@ -421,7 +421,7 @@ def test_check_shows_a_table_and_says_what_is_not_implemented_yet(tmp_path):
     report = check(2, str(path))
     assert report.score == 0 and not report.passed
     assert "<table" in report._repr_html_() and "not implemented yet" in report._repr_html_()
-    assert repr(report).count("not implemented yet") == len(STAGES[2].checks)
+    assert repr(report).count("not implemented yet") == len(CHECKLISTS[2].checks)
     assert check(3, str(path)).passed  # the other stages do not care
 
 

@@ -1,6 +1,6 @@
-"""The seed's five field incidents, for real on the SQLite-backed tools, and what the lab makes of them.
+"""The lab's five field incidents, for real on the SQLite-backed tools, and what the lab makes of them.
 
-Each test first shows the incident with the bare tool body (as the seed's agent called it),
+Each test first shows the incident with the bare tool body (as the lab's agent called it),
 then the same call through the lab's door, memo or graph.
 """
 
@@ -12,7 +12,7 @@ ASK = {"region": "seoul", "limit": 2}
 
 
 def body_of(name):
-    """The tool's bare body, the way the seed's agent called it: no contract in between."""
+    """The tool's bare body, the way the lab's agent called it: no contract in between."""
     return tools.TOOLS[name]["fn"]
 
 
@@ -101,7 +101,7 @@ PLAN: list[tuple[str, dict]] = [
 
 
 def naive_run(plan):
-    """The seed's agent loop: call each body in turn, no door."""
+    """The lab's agent loop: call each body in turn, no door."""
     return [body_of(name)(**args) for name, args in plan]
 
 

@@ -1,4 +1,4 @@
-"""Stages 2-4 judge the lesson, not the reference's spelling (issue 19).
+"""Stages 2-4 judge the lesson, not the reference's spelling.
 
 Both ways, with one-change copies of the reference:
 

@@ -1,4 +1,4 @@
-"""One file, one score: whatever else its process graded before, and whatever it drew ahead (issue 20, item 5).
+"""One file, one score: whatever else its process graded before, and whatever it drew ahead.
 
 A process that grades many submissions replays to each the draws that passed for an
 earlier one (grader/kit/probing.py, `_drawn`), and `class` draws them all ahead before
@@ -19,7 +19,7 @@ import agtool
 from grader.instructor.classroom import grade_class
 from grader.instructor.sandbox.session import SandboxSession
 from grader.kit import probing
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import Grade, grade
 from grader.kit.local import LocalSession
 from grader.kit.report import for_student, results_json
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py")
 TWIST = Path(__file__).parent / "submissions" / "hostile" / "learns_from_failure.py"
-EVERY_CHECK = [check for stage in STAGES.values() for check in stage.checks]
+EVERY_CHECK = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
 
 
 def learner(folder: Path) -> Path:
@@ -89,7 +89,7 @@ def test_a_replay_that_is_not_what_hypothesis_draws_is_a_grader_error_never_a_sc
     """The premise of the replay is that its cases are Hypothesis's own: cases in another order, once one
     fails, cannot be shrunk as `grade` shrinks them (the child has seen other cases), so grading stops."""
     monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
-    check = STAGES[2].checks[0]
+    check = CHECKLISTS[2].checks[0]
     probing.draw_ahead([check], seed=0)
     ((key, cases),) = probing._PASSED_DRAWS.items()
     assert len(cases) > 1 and repr(cases[::-1]) != repr(cases)

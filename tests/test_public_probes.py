@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.kit import public
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
 from grader.kit.probing import blocker, judged
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "agtool" / "tools.py"
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 BROKEN = runpy.run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
-CHECKS = [check for stage in STAGES.values() for check in stage.checks]
+CHECKS = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def same_verdicts(path: Path, stage: int, probes: dict) -> int:
     """Judge every public probe of the stage both ways; how many answers were wrong."""
     session, wrong = LocalSession(str(path)), 0
     try:
-        for check in STAGES[stage].checks:
+        for check in CHECKLISTS[stage].checks:
             for case, expected in probes[check.label]:
                 observation = session.request(check.probe(case))
                 if blocker(observation):
@@ -90,7 +90,7 @@ def same_verdicts(path: Path, stage: int, probes: dict) -> int:
     return wrong
 
 
-@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("stage", CHECKLISTS)
 def test_stored_answers_judge_the_reference_as_the_oracle_does(stage, probes):
     assert same_verdicts(REFERENCE, stage, probes) == 0
 

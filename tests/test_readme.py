@@ -3,7 +3,7 @@
 The section is a map for the next engineer; a map with a path that moved, a command
 that was renamed or an import rule nobody keeps is worse than none. So every
 backticked path must exist, every module must import, every `python -m` command must
-be one the project has, every decorator keyword must be one Stage.check takes, and
+be one the project has, every decorator keyword must be one Checklist.check takes, and
 the rules "agtool/ never imports grader/" and "grader/kit/ reaches grader/instructor/
 only through grader/kit/oracle_access.py" are read off the source itself.
 """
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import strategies as st
 
 from agtool.rules import RULES, Rule
-from grader.kit.probing import Stage
+from grader.kit.probing import Checklist
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -66,14 +66,14 @@ def test_every_command_it_names_is_the_projects(words):
 
 
 def test_the_check_keywords_it_names_are_what_stage_check_takes():
-    taken = set(inspect.signature(Stage.check).parameters)
+    taken = set(inspect.signature(Checklist.check).parameters)
     named = {keyword for span in SPANS for keyword in re.findall(r"(?:^|[(,\s])(\w+)=", span)}
     assert named and named <= taken, named - taken
 
 
 def test_a_check_is_titled_by_its_docstring_and_cannot_go_without(monkeypatch):
     """As the section says: the docstring's first line is the title, the rest the hint; the rule, rules.py's."""
-    stage = Stage(number=9, probe=dict, show=repr, expect=repr, compare=lambda case, expected, seen: None)
+    stage = Checklist(number=9, probe=dict, show=repr, expect=repr, compare=lambda case, expected, seen: None)
     for label in ("9.1", "9.2", "9.4"):
         monkeypatch.setitem(RULES, label, Rule("check_args", f"rule {label}"))
 

@@ -43,7 +43,7 @@ STAGE_NOTEBOOKS = [
 ]
 NOTEBOOKS = {n: name for n, name in enumerate(STAGE_NOTEBOOKS, 1)}
 
-# The spec's public names (issue 2), and for each function the stage whose stub it must raise.
+# The student module's public names (fixed API), and for each function the stage whose stub it must raise.
 SPEC_FUNCTIONS = {
     "describe_tools": 1,
     "check_args": 2,
@@ -708,9 +708,9 @@ def test_a_lab_module_that_gives_a_stages_function_of_its_own_is_refused():
 KIT_VERDICTS = """
 import json, sys
 from grader import check
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 paths = json.loads(sys.argv[1])
-verdicts = {path: [stage for stage in STAGES if not check(stage, path).passed] for path in paths}
+verdicts = {path: [stage for stage in CHECKLISTS if not check(stage, path).passed] for path in paths}
 loaded = {name: module.__file__ for name, module in sys.modules.items() if name.split(".")[0] == "grader"}
 print(json.dumps({"verdicts": verdicts, "loaded": loaded}))
 """
@@ -718,7 +718,7 @@ SUBMISSIONS = ROOT / "tests" / "submissions"
 
 
 def test_the_kits_self_check_and_the_grade_agree_on_every_module_of_the_corpus(kit, tmp_path):
-    """Issue 19: on every correct and beginner module in tests/submissions/ (as handed in, and with every
+    """On every correct and beginner module in tests/submissions/ (as handed in, and with every
     fix applied), the kit's check(N) fails every stage the grade takes points from, and passes every
     stage the grade gives full marks, but for stages after one the grade also takes points from: there
     the kit runs the student's own earlier stages (its notebooks say so), the grade trusted ones."""

@@ -14,19 +14,19 @@ from pathlib import Path
 import pytest
 
 from agtool import rules
-from agtool.syllabus import LESSONS
+from agtool.syllabus import STAGES
 from grader.instructor import rule_text
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKS = [check for stage in STAGES.values() for check in stage.checks]
+CHECKS = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
 
 
 def test_every_check_judges_a_rule_and_every_rule_is_judged():
     assert sorted(check.label for check in CHECKS) == sorted(rules.RULES)
 
 
-@pytest.mark.parametrize("path", [rule_text.MODULE] + [f"notebooks/{lesson.notebook}" for lesson in LESSONS.values()])
+@pytest.mark.parametrize("path", [rule_text.MODULE] + [f"notebooks/{lesson.notebook}" for lesson in STAGES.values()])
 def test_the_texts_a_student_reads_state_the_rules_as_written(path):
     drawn = dict(rule_text.drawn(ROOT))
     assert (ROOT / path).read_text() == drawn[ROOT / path], (
@@ -88,11 +88,11 @@ def test_a_code_span_is_never_broken_across_lines():
 
 def test_the_registry_numbers_the_notebooks_markers_and_points():
     pyproject = (ROOT / "pyproject.toml").read_text()
-    for number, lesson in LESSONS.items():
+    for number, lesson in STAGES.items():
         assert (ROOT / "notebooks" / lesson.notebook).exists()
         assert f'"{lesson.marker}: ' in pyproject
-        assert sum(check.points for check in STAGES[number].checks) == lesson.points
-    assert sum(lesson.points for lesson in LESSONS.values()) == 100
+        assert sum(check.points for check in CHECKLISTS[number].checks) == lesson.points
+    assert sum(lesson.points for lesson in STAGES.values()) == 100
 
 
 def test_labels_are_written_out_and_unique():

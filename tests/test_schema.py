@@ -254,7 +254,7 @@ def test_export_then_import_gives_the_same_contract(table, dialect):
 
 
 def test_the_lab_table_round_trips_through_mcp():
-    """The seed's three tools come back from MCP definitions as they are in TOOLS (but fn and upgrade)."""
+    """The lab's three tools come back from MCP definitions as they are in TOOLS (but fn and upgrade)."""
     for described in schema.to_mcp(tools.TOOLS):
         name, entry = schema.from_json_schema(wire(described))
         assert {k: entry[k] for k in ("description", "args", "returns")} == {

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from grader.instructor.sandbox.session import Limits, SandboxSession
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from tests.mutation import REFERENCE, verdicts
 from tests.sandboxing import SLOW_ATTACK_SECONDS
@@ -83,7 +83,7 @@ def test_a_hostile_submission_gets_the_same_verdicts_under_every_seed(twist, tmp
     deadline = SLOW_ATTACK_SECONDS.get(twist, 0.5)
     sandbox = functools.partial(SandboxSession, limits=Limits(answer_seconds=deadline, stage_seconds=60))
 
-    def seen(seed, stages=tuple(STAGES)):
+    def seen(seed, stages=tuple(CHECKLISTS)):
         graded = grade(str(path), sandbox, seed=seed, stages=stages)
         return {result.check.label: result.passed for result in graded.results}
 

@@ -1,4 +1,4 @@
-"""Stage 5 judges the lesson, not the reference's choices (issue 19): every reasonable memo scores full,
+"""Stage 5 judges the lesson, not the reference's choices: every reasonable memo scores full,
 and each real bug a module written from the kit had costs its own check, with a hint that names it.
 
 The lesson: one key exactly for one call (name and args, key order aside), memo_key never raises, a

@@ -1,4 +1,4 @@
-"""Stage 6 under issue 19: a lost point is a real mistake, and a real mistake always shows.
+"""Stage 6's choices: a lost point is a real mistake, and a real mistake always shows.
 
 Each variant is the reference with a few lines changed. A reasonable choice the spec leaves
 open costs nothing in stage 6; each real bug that modules written from the kit alone had

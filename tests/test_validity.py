@@ -1,4 +1,4 @@
-"""Validity, measured both ways, with modules written without the reference (issue 19, item 5).
+"""Validity, measured both ways, with modules written without the reference.
 
 Modules written by helpers who saw only the student kit (tests/submissions/beginner/README.md):
 

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from agtool.syllabus import LESSONS
+from agtool.syllabus import STAGES
 from grader.instructor.class_report import CheckInfo, Shared, Student, failure_reason, report_html
 from grader.instructor.confined import grade_confined
 from grader.instructor.gradebook import (
@@ -66,15 +66,15 @@ from grader.instructor.gradebook import (
 from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.instructor.shards import Shard, parse_shard
 from grader.instructor.term import Term, TermError, apply, read_term
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import STAGE_POINTS
 from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
 from grader.kit.probing import draw_ahead
 from grader.kit.report import for_student, write_atomically, write_feedback, write_results
 
-STAGE_NUMBERS = sorted(LESSONS)  # the gradebook's stage columns, in order
+STAGE_NUMBERS = sorted(STAGES)  # the gradebook's stage columns, in order
 STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
-CHECK_POINTS = {check.label: check.points for stage in STAGES.values() for check in stage.checks}
+CHECK_POINTS = {check.label: check.points for checklist in CHECKLISTS.values() for check in checklist.checks}
 STOP_SECONDS = 5  # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
 
 
@@ -448,7 +448,7 @@ def write_report(
     ]
     checks = [
         CheckInfo(check.label, number, check.title, check.points)
-        for number, stage in STAGES.items()
+        for number, stage in CHECKLISTS.items()
         for check in stage.checks
     ]
     pairs = None if submissions is None else similar(submissions, rows)
@@ -469,7 +469,7 @@ def _grade_pending(
     zygote()  # booting (its imports: a second or two) while the cases are drawn, not after
     # The seed's random cases, drawn once here: the pool's workers are forked from this process
     # and replay them, where each would draw them again (Hypothesis: most of a first grade's time).
-    draw_ahead([check for stage in STAGES.values() for check in stage.checks], seed)
+    draw_ahead([check for checklist in CHECKLISTS.values() for check in checklist.checks], seed)
     with _Bar(total=len(pending), unit="student", desc="grading", disable=not progress) as bar:
 
         def done(student: str, row: Row | None, why: str | None) -> None:

@@ -30,7 +30,7 @@ def grade_command(parser: argparse.ArgumentParser) -> Runner:
 def run_grade(args: argparse.Namespace) -> int:
     """Grade one submission; exit 0 when grading completed, whatever the score, 2 on bad input."""
     from grader.instructor.outputs import file_problem
-    from grader.kit.checks import STAGES
+    from grader.kit.checks import CHECKLISTS
     from grader.kit.intake import NotASubmission, read_submission
 
     real = os.path.realpath(args.path)  # the instructor's own link is fine; the sandbox copies the file itself
@@ -38,7 +38,7 @@ def run_grade(args: argparse.Namespace) -> int:
         read_submission(real, shown=args.path)
     except NotASubmission as refusal:
         return _refuse(f"grade: PATH {refusal}")
-    labels = [check.label for stage in STAGES.values() for check in stage.checks]
+    labels = [check.label for checklist in CHECKLISTS.values() for check in checklist.checks]
     if args.only is not None and args.only not in labels:
         return _refuse(f"grade: --only {args.only!r} names no check; use STAGE.K, one of {', '.join(labels)}")
     for flag, path in (("--results", args.results), ("--feedback", args.feedback)):
@@ -84,13 +84,13 @@ def _grade(args: argparse.Namespace, real: str) -> int:
 
 def not_graded(path: str, seed: int, why: str):
     """A grade of 0 that says why nothing could be judged: results.json is written all the same."""
-    from grader.kit.checks import STAGES
+    from grader.kit.checks import CHECKLISTS
     from grader.kit.grading import Grade
     from grader.kit.probing import CheckResult
 
     results = [
         CheckResult(check, False, f"not graded: {why}", died=True)
-        for stage in STAGES.values()
+        for stage in CHECKLISTS.values()
         for check in stage.checks
     ]
     return Grade(path, seed, results, 0.0)

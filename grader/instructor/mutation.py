@@ -331,7 +331,7 @@ def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> lis
     each check seeded on its own), only sooner."""
     from cosmic_ray.exceptions import CosmicRayTestingException
 
-    from grader.kit.checks import STAGES
+    from grader.kit.checks import CHECKLISTS
     from grader.kit.grading import grade
     from grader.kit.local import LocalSession
 
@@ -339,7 +339,7 @@ def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> lis
     # that catches nothing the module raises; the name must exist for that to mean it.
     builtins.CosmicRayTestingException = CosmicRayTestingException  # type: ignore[attr-defined]  # a new builtin
     source = Path(path).read_text(encoding="utf-8")
-    everything = tuple(STAGES)
+    everything = tuple(CHECKLISTS)
     first: tuple = everything
     if reference is not None:
         before = Path(reference).read_text(encoding="utf-8").splitlines()

@@ -1,4 +1,4 @@
-"""The grader's own trusted logic for the six stages, written from the spec (issue 2): the judge's side.
+"""The grader's own trusted logic for the six stages, written from the lab's contract: the judge's side.
 
 It never imports agtool.tools: a grader that borrowed the reference would grade
 students against the reference's accidents. Two kinds of answer:

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agtool.rules import RULES, Rule
-from agtool.syllabus import LESSONS
+from agtool.syllabus import STAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = "agtool/tools.py"
@@ -125,13 +125,13 @@ def notebook_text(text: str, stage: int) -> str:
     ]
     if len(cells) != 1:
         raise NoPlaceForRules(
-            f"notebooks/{LESSONS[stage].notebook}: one markdown cell must hold the list of rules "
+            f"notebooks/{STAGES[stage].notebook}: one markdown cell must hold the list of rules "
             f"(lines '- **{stage}.1** ...'); {len(cells)} do"
         )
     lines = "".join(cells[0]["source"]).split("\n")
     listed = [i for i, line in enumerate(lines) if NOTEBOOK_LINE.match(line)]
     if listed != list(range(listed[0], listed[-1] + 1)):
-        raise NoPlaceForRules(f"notebooks/{LESSONS[stage].notebook}: the list of rules has other lines inside it")
+        raise NoPlaceForRules(f"notebooks/{STAGES[stage].notebook}: the list of rules has other lines inside it")
     lines[listed[0] : listed[-1] + 1] = [notebook_line(label, rule) for label, rule in rules]
     source = "\n".join(lines)
     cells[0]["source"] = source.splitlines(keepends=True)
@@ -142,7 +142,7 @@ def drawn(root: Path | None = None) -> Iterable[tuple[Path, str]]:
     """(file, the text it should hold) for the module and each stage's notebook, in root (the checkout)."""
     root = root or ROOT
     yield root / MODULE, module_text((root / MODULE).read_text())
-    for number, lesson in LESSONS.items():
+    for number, lesson in STAGES.items():
         path = root / "notebooks" / lesson.notebook
         yield path, notebook_text(path.read_text(), number)
 

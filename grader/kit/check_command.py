@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.intake import NotASubmission, read_submission
 from grader.kit.selfcheck import check
 
@@ -17,7 +17,9 @@ from grader.kit.selfcheck import check
 # configure_check adds the arguments, check_from_terminal runs them: named apart from
 # grader.kit.report.check_command (the command's text) and probing.run_check (one check's run).
 def configure_check(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
-    parser.add_argument("stage", type=_stage, metavar="N", help=f"the stage to check: {', '.join(map(str, STAGES))}")
+    parser.add_argument(
+        "stage", type=_stage, metavar="N", help=f"the stage to check: {', '.join(map(str, CHECKLISTS))}"
+    )
     parser.add_argument(
         "path",
         nargs="?",
@@ -28,8 +30,8 @@ def configure_check(parser: argparse.ArgumentParser) -> Callable[[argparse.Names
 
 
 def _stage(text: str) -> int:
-    if not text.isdigit() or int(text) not in STAGES:
-        raise argparse.ArgumentTypeError(f"stage must be one of {', '.join(map(str, STAGES))}, not {text!r}")
+    if not text.isdigit() or int(text) not in CHECKLISTS:
+        raise argparse.ArgumentTypeError(f"stage must be one of {', '.join(map(str, CHECKLISTS))}, not {text!r}")
     return int(text)
 
 

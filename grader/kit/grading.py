@@ -11,13 +11,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agtool.syllabus import LESSONS
+from agtool.syllabus import STAGES
 from grader.kit.boundary.exchange import Session, SessionFactory
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.errors import SessionDied
 from grader.kit.probing import NOT_IMPORTED, Check, CheckResult, run_check, run_public
 
-STAGE_POINTS = {number: lesson.points for number, lesson in LESSONS.items()}  # what each stage's checks add up to
+STAGE_POINTS = {number: lesson.points for number, lesson in STAGES.items()}  # what each stage's checks add up to
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def grade(
     session_factory: SessionFactory,
     seed: int = 0,
     only: str | None = None,
-    stages: tuple[int, ...] = tuple(STAGES),
+    stages: tuple[int, ...] = tuple(CHECKLISTS),
     scale: float = 1.0,
     probes: dict | None = None,
 ) -> Grade:
@@ -69,7 +69,7 @@ def grade(
 
     results = []
     for number in stages:
-        checks = [check for check in STAGES[number].checks if only in (None, check.label)]
+        checks = [check for check in CHECKLISTS[number].checks if only in (None, check.label)]
         if checks:
             results += grade_stage(checks, path, session_factory, run)
     return Grade(path, seed, results, time.perf_counter() - started)

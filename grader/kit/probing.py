@@ -1,7 +1,7 @@
 """Checks, and running one with Hypothesis against a session.
 
 A check is a function whose docstring is the title a student sees and which
-returns the Hypothesis strategy of its cases; `Stage.check` registers it with
+returns the Hypothesis strategy of its cases; `Checklist.check` registers it with
 its points, hint and the stage's way to probe (case -> request), to judge, and
 to show (case -> the setting as Python). Judging comes in two halves, so that
 the student kit can judge without the oracle: expect (case -> what a correct
@@ -67,7 +67,11 @@ _draws_from_the_seed_alone()
 
 @dataclass(frozen=True)
 class Mismatch:
-    """One wrong answer: the call as Python, what a correct module gives, what came back."""
+    """One wrong answer: the call as Python, what a correct module gives, what came back.
+
+    A judge returns one with `setting` None where the whole of the case's setting is needed;
+    the failure a student reads (judged) is the same record with its setting and call written
+    out as code they can paste."""
 
     call: str
     expected: str
@@ -112,7 +116,7 @@ def without_oracle(judge: Callable[[Any, dict], Mismatch | None]) -> dict:
 
 
 @dataclass
-class Stage:
+class Checklist:
     """One stage's checks, and how its cases become requests and are judged."""
 
     number: int
@@ -182,22 +186,11 @@ class Stage:
 
 
 @dataclass(frozen=True)
-class Failure:
-    """The smallest failing case found, as the student will read it."""
-
-    setting: str
-    call: str
-    expected: str
-    got: str
-    hint: str = ""  # chosen from what was observed, when the check knows several causes
-
-
-@dataclass(frozen=True)
 class CheckResult:
     check: Check
     passed: bool
     message: str  # one line: "passed on 120 inputs", "not implemented yet: ..."
-    failure: Failure | None = None
+    failure: Mismatch | None = None
     died: bool = False  # the session died: the stage's later checks cannot run
 
     @property
@@ -220,7 +213,7 @@ _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.lar
 class _Probing:
     """What one run_check has learnt so far: Hypothesis calls the probe, the verdict reads this."""
 
-    failure: Failure | None = None  # the last failing case recorded: the smallest found
+    failure: Mismatch | None = None  # the last failing case recorded: the smallest found
     stop: str | None = None  # why no case can be judged any more (died, not implemented)
     died: bool = False  # the session died: the stage's later checks cannot run
     inputs: int = 0  # calls judged, what "passed on N inputs" counts
@@ -426,12 +419,12 @@ def run_public(check: Check, session: "Session", probes: list[tuple[Any, Any]]) 
     return CheckResult(check, True, f"passed on {inputs} inputs")
 
 
-def hinted(check: Check, failure: Failure) -> Check:
+def hinted(check: Check, failure: Mismatch) -> Check:
     """The check as the student reads it for this failure: its hint is the one chosen from what was observed."""
     return dataclasses.replace(check, hint=failure.hint) if failure.hint else check
 
 
-def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Mismatch | None]) -> Failure | None:
+def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Mismatch | None]) -> Mismatch | None:
     """The failure the student reads, or None when the answer is right."""
     try:
         mismatch = judge()
@@ -447,7 +440,7 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
     call = mismatch.call
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
         setting, call = pasteable(check.probe(case), observation, setting, mismatch)
-    return Failure(setting, call, mismatch.expected, mismatch.got, mismatch.hint)
+    return dataclasses.replace(mismatch, setting=setting, call=call)
 
 
 def case_seed(seed: int, check: Check) -> int:

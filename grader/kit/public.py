@@ -18,7 +18,7 @@ from typing import Any
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
 
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.probing import Check, case_seed
 
 FILE = Path(__file__).with_name("public_probes.json")
@@ -75,7 +75,7 @@ def dumps(probes: dict[str, list[dict]]) -> str:
 
 def release_text() -> str:
     """The public probes of every check, as the kit carries them."""
-    return dumps(draw_probes([check for stage in STAGES.values() for check in stage.checks]))
+    return dumps(draw_probes([check for checklist in CHECKLISTS.values() for check in checklist.checks]))
 
 
 def load(path: Path = FILE) -> dict[str, list[tuple[Any, Any]]]:

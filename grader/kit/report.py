@@ -16,12 +16,12 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 
-from agtool.syllabus import LESSONS
+from agtool.syllabus import STAGES
 from grader.kit.boundary.exchange import clean_text
 from grader.kit.grading import Grade
 from grader.kit.probing import CheckResult
 
-STAGE_TITLES = {number: lesson.title for number, lesson in LESSONS.items()}
+STAGE_TITLES = {number: lesson.title for number, lesson in STAGES.items()}
 MAX_RESULTS_BYTES = 1_000_000  # Gradescope refuses more
 FIELD_LIMIT = 1500  # characters of an expected or a got
 INPUT_SCALE = 4  # a shown input may hold FIELD_LIMIT times this: its setup (imports, the table) must run whole
@@ -141,7 +141,7 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
         lines += ["", failing_input(result, limit)]
     elif result.failure:
         lines += ["", f"The smallest failing input the grader found {_SHOWN_WHEN[audience.inputs_shown]}."]
-    notebook = LESSONS[check.stage].notebook
+    notebook = STAGES[check.stage].notebook
     lines += [
         "",
         f"The rule ({notebook}): {check.rule.text}",

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 
 from grader.kit import oracle_access, public
-from grader.kit.checks import STAGES
+from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import Grade, grade
 from grader.kit.local import LocalSession
 from grader.kit.report import check_command, html_table, text_table
@@ -64,11 +64,10 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
     file is imported afresh, so edits since the last run count. A stage not started
     yet shows "not implemented yet"; nothing here raises for a student's mistake.
     """
-    from grader.kit.checks import STAGES
     from grader.kit.report import check_command
 
-    if stage not in STAGES:
-        return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, STAGES))}")
+    if stage not in CHECKLISTS:
+        return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, CHECKLISTS))}")
     replay = check_command(stage, path) if seed == 0 else ""  # the command has no --seed: it checks as check(N) does
     path = path or student_module_path()
     if not path:
@@ -117,7 +116,7 @@ def _points(report) -> str:
 
 
 def main() -> int:
-    reports = {stage: check(stage) for stage in STAGES}
+    reports = {stage: check(stage) for stage in CHECKLISTS}
     print(summary(reports))
     return 0 if all(report.passed for report in reports.values()) else 1
 

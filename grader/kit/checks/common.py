@@ -17,11 +17,11 @@ from grader.kit.probing import Mismatch
 
 OK_BODY: list[dict[str, Any]] = [{"return": {}}]
 
-# The seed's contract (issue 2): stock_lookup's args and returns, and delivery_eta's.
+# The lab's contract: stock_lookup's args and returns, and delivery_eta's.
 REGION = {"type": "str", "allowed": ["busan", "jeju", "seoul"]}
-SEED_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 2}}
-SEED_ROW = {"region": {"type": "str"}, "qty": {"type": "int", "min": 0}}
-SEED_RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": SEED_ROW}}
+LAB_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 2}}
+LAB_ROW = {"region": {"type": "str"}, "qty": {"type": "int", "min": 0}}
+LAB_RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": LAB_ROW}}
 ETA_RETURNS = {"sku": {"type": "str"}, "region": {"type": "str"}, "days": {"type": "int", "min": 0, "max": 14}}
 GOOD_ARGS = {"sku": "A-100", "region": "seoul", "limit": 2}
 # Stage 6's spec (MAX_ATTEMPTS, DEFAULT_REGION and ODD_LIMIT, imported above) comes from the

@@ -1,6 +1,6 @@
 """Stage 1 · TOOLS and describe_tools(): what each tool takes and gives back, said once.
 
-The first checks read the student's own TOOLS (the seed's three tools, the
+The first checks read the student's own TOOLS (the lab's three tools, the
 upgrade link) and call its tool bodies, compared with agtool.inventory's; the
 last gives describe_tools() random tables and checks every schema against the
 JSON Schema meta-schema (jsonschema) and against the contract.
@@ -24,9 +24,9 @@ from grader.kit import draw, oracle_access
 from grader.kit.boundary import values
 from grader.kit.checks.common import (
     ETA_RETURNS,
+    LAB_ARGS,
+    LAB_RETURNS,
     REGION,
-    SEED_ARGS,
-    SEED_RETURNS,
     call,
     got_text,
     py,
@@ -34,13 +34,13 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Mismatch, Stage, without_oracle
+from grader.kit.probing import Checklist, Mismatch, without_oracle
 
 DAYS = ETA_RETURNS["days"]
 ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
 ENTRY_KEYS = {"fn", "description", "args", "returns"}
 
-# (tool, kwargs) the grader runs the student's tool bodies with: where the seed's incidents happen
+# (tool, kwargs) the grader runs the student's tool bodies with: where the lab's incidents happen
 BODY_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("stock_lookup", {"sku": "D-400", "region": "seoul", "limit": 1}),
     ("stock_lookup_v2", {"sku": "D-400", "region": "seoul", "limit": 1}),
@@ -173,8 +173,8 @@ def _body_mismatch(bodies: list, tools: tuple[str, ...]) -> Mismatch | None:
 
 def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
-    mismatch = _contract_mismatch(table, "stock_lookup", "args", SEED_ARGS) or _contract_mismatch(
-        table, "stock_lookup", "returns", SEED_RETURNS
+    mismatch = _contract_mismatch(table, "stock_lookup", "args", LAB_ARGS) or _contract_mismatch(
+        table, "stock_lookup", "returns", LAB_RETURNS
     )
     if mismatch is None and table["stock_lookup"].get("upgrade") != "stock_lookup_v2":
         mismatch = Mismatch(
@@ -185,8 +185,8 @@ def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
 
 def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
-    mismatch = _contract_mismatch(table, "stock_lookup_v2", "args", SEED_ARGS) or _contract_mismatch(
-        table, "stock_lookup_v2", "returns", SEED_RETURNS
+    mismatch = _contract_mismatch(table, "stock_lookup_v2", "args", LAB_ARGS) or _contract_mismatch(
+        table, "stock_lookup_v2", "returns", LAB_RETURNS
     )
     if mismatch is None and "upgrade" in table["stock_lookup_v2"]:  # the newest: nothing replaces it
         mismatch = Mismatch(
@@ -207,8 +207,8 @@ def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
 
 
 def seed_schemas(case: OwnTable) -> dict:
-    """The parameters of the seed's tools as describe_tools() must give them, by contract_key."""
-    return {contract_key(args): oracle.object_schema(args) for args in (SEED_ARGS, ETA_ARGS)}
+    """The parameters of the lab's tools as describe_tools() must give them, by contract_key."""
+    return {contract_key(args): oracle.object_schema(args) for args in (LAB_ARGS, ETA_ARGS)}
 
 
 def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
@@ -233,7 +233,7 @@ def contract_key(args: dict) -> str:
 
 def schema_for(args: dict, schemas: dict) -> dict | None:
     """The parameters schema these args must get: the expected one; for a contract no probe foresaw (the
-    student's own TOOLS, other than the seed's) the oracle's, where there is one; None in the kit."""
+    student's own TOOLS, other than the lab's) the oracle's, where there is one; None in the kit."""
     want = schemas.get(contract_key(args))
     if want is None and oracle_access.present():
         want = oracle.object_schema(args)
@@ -265,7 +265,7 @@ def description_problem(table: dict, result: dict, schemas: dict, parameters: bo
             continue
         want = schema_for(table[name]["args"], schemas)
         if want is None:
-            return f"{name}: its args are not the seed's contract; pass checks 1.2 to 1.4 first"
+            return f"{name}: its args are not the lab's contract; pass checks 1.2 to 1.4 first"
         problem = parameters_problem(want, function.get("parameters"))
         if problem:
             return f"{name}: {problem}"
@@ -413,14 +413,14 @@ SCHEMA_CASES = _fixed(
     {"x": {"type": "list", "items": {"type": "dict", "properties": {"y": {"type": "bool", "required": False}}}}},
 )
 
-STAGE = Stage(1, probe_own, lambda case: "", **without_oracle(judge_table))
+CHECKLIST = Checklist(1, probe_own, lambda case: "", **without_oracle(judge_table))
 OWN = st.just(OwnTable())
 
 
 # ── the checks ───────────────────────────────────────────────────────────────
 
 
-@STAGE.check(number=1, points=2, examples=1)
+@CHECKLIST.check(number=1, points=2, examples=1)
 def tools_is_a_table():
     """TOOLS is a dict of tool entries with fn, description, args and returns
 
@@ -430,17 +430,17 @@ def tools_is_a_table():
     return OWN
 
 
-@STAGE.check(number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
+@CHECKLIST.check(number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
 def stock_lookup_contract():
-    """TOOLS["stock_lookup"] has the seed's contract and its upgrade is stock_lookup_v2
+    """TOOLS["stock_lookup"] has the lab's contract and its upgrade is stock_lookup_v2
 
-    Copy the seed's contract exactly: limit is an int from 1 to 2, rows a list of at most 2 items
+    Copy the lab's contract exactly: limit is an int from 1 to 2, rows a list of at most 2 items
     {region: str, qty: int >= 0}, and upgrade is "stock_lookup_v2".
     """
     return OWN
 
 
-@STAGE.check(number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
+@CHECKLIST.check(number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
 def stock_lookup_v2_contract():
     """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
 
@@ -450,17 +450,17 @@ def stock_lookup_v2_contract():
     return OWN
 
 
-@STAGE.check(number=4, points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
+@CHECKLIST.check(number=4, points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
 def delivery_eta_contract():
     """TOOLS["delivery_eta"] takes sku and region, and its days must lie in 0..14
 
-    region allows the seed's three regions, no others (agtool.inventory.REGIONS); days is the
+    region allows the lab's three regions, no others (agtool.inventory.REGIONS); days is the
     result's range check, a min and a max, so that 72 "days" (a unit error) is caught.
     """
     return OWN
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=5,
     points=1,
     examples=1,
@@ -477,7 +477,7 @@ def describes_own_tools():
     return OWN
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=6,
     points=2,
     examples=8,

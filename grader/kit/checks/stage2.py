@@ -53,7 +53,7 @@ from grader.kit.checks.common import (
     value_of,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Mismatch, Stage
+from grader.kit.probing import Checklist, Mismatch
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ def show(case: Case) -> str:
     return show_table(case.table, ("args",))
 
 
-STAGE = Stage(2, probe, show, expect, compare)
+CHECKLIST = Checklist(2, probe, show, expect, compare)
 
 
 # ── the hint for what was observed ───────────────────────────────────────────
@@ -491,7 +491,7 @@ def nested(d) -> Case:
 
 # ── the lesson's incidents and every rule's edges, tried under every seed ────
 
-# The seed's stock_lookup with a wider limit: every good value strictly inside (the seed's 1..2 has no inside).
+# The lab's stock_lookup with a wider limit: every good value strictly inside (the lab's 1..2 has no inside).
 STOCK_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 20}}
 GOOD = {"sku": "A-100", "region": "seoul", "limit": 5}
 BUDGET_ARGS = {"amount": {"type": "float", "min": 0, "max": 100}, "rush": {"type": "bool", "required": False}}
@@ -716,7 +716,7 @@ INCIDENTS = {
 # ── the checks ───────────────────────────────────────────────────────────────
 
 
-@STAGE.check(number=1, points=3, examples=4, always=INCIDENTS["good"])
+@CHECKLIST.check(number=1, points=3, examples=4, always=INCIDENTS["good"])
 def accepts_good_args():
     """check_args returns None for args that meet the contract, reading TOOLS[name]
 
@@ -726,7 +726,7 @@ def accepts_good_args():
     return cases()
 
 
-@STAGE.check(number=2, points=3, examples=4, always=INCIDENTS["unknown"])
+@CHECKLIST.check(number=2, points=3, examples=4, always=INCIDENTS["unknown"])
 def refuses_unknown_names():
     """check_args refuses a name the contract does not have, even one that is not a str: unknown:<arg>
 
@@ -736,7 +736,7 @@ def refuses_unknown_names():
     return cases("unknown")
 
 
-@STAGE.check(number=3, points=2, examples=4, always=INCIDENTS["missing"])
+@CHECKLIST.check(number=3, points=2, examples=4, always=INCIDENTS["missing"])
 def refuses_missing_args():
     """check_args refuses an absent required arg (missing:<arg>); an absent optional arg, or a present None, 0, False or "", is not missing
 
@@ -747,7 +747,7 @@ def refuses_missing_args():
     return cases("missing")
 
 
-@STAGE.check(number=4, points=4, examples=4, always=INCIDENTS["type"])
+@CHECKLIST.check(number=4, points=4, examples=4, always=INCIDENTS["type"])
 def refuses_wrong_types():
     """check_args refuses a value of the wrong type (bool is never an int or a float) and lets an int pass for a float: type:<arg>
 
@@ -757,7 +757,7 @@ def refuses_wrong_types():
     return cases("type")
 
 
-@STAGE.check(number=5, points=3, examples=4, always=INCIDENTS["range"])
+@CHECKLIST.check(number=5, points=3, examples=4, always=INCIDENTS["range"])
 def refuses_out_of_range():
     """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
 
@@ -767,7 +767,7 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(number=6, points=2, examples=4, always=INCIDENTS["allowed"])
+@CHECKLIST.check(number=6, points=2, examples=4, always=INCIDENTS["allowed"])
 def refuses_values_not_allowed():
     """check_args refuses a value not in allowed: allowed:<arg>
 
@@ -776,7 +776,7 @@ def refuses_values_not_allowed():
     return cases("allowed")
 
 
-@STAGE.check(number=7, points=2, examples=4, always=INCIDENTS["nested"])
+@CHECKLIST.check(number=7, points=2, examples=4, always=INCIDENTS["nested"])
 def checks_inside_nested_args():
     """check_args checks inside dict args (properties) and list args (items, items of items), naming the field by its dotted path
 
@@ -787,7 +787,7 @@ def checks_inside_nested_args():
     return nested()
 
 
-@STAGE.check(number=8, points=1, examples=4, always=INCIDENTS["mixed"])
+@CHECKLIST.check(number=8, points=1, examples=4, always=INCIDENTS["mixed"])
 def names_a_real_failure():
     """check_args names a check that really fails when several do
 

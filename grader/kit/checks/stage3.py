@@ -29,7 +29,7 @@ from grader.kit import draw
 from grader.kit.boundary import values
 from grader.kit.checks.common import (
     ETA_RETURNS,
-    SEED_RETURNS,
+    LAB_RETURNS,
     call,
     entry,
     expect_reasons,
@@ -44,7 +44,7 @@ from grader.kit.checks.common import (
 )
 from grader.kit.checks.stage2 import shown, without_positions
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Mismatch, Stage, without_oracle
+from grader.kit.probing import Checklist, Mismatch, without_oracle
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def show(case: Case) -> str:
     return show_table(case.table, ("returns",))
 
 
-STAGE = Stage(3, probe, show, expect, compare)
+CHECKLIST = Checklist(3, probe, show, expect, compare)
 
 
 # ── the hint for what was observed ───────────────────────────────────────────
@@ -393,7 +393,7 @@ def one(returns: dict, *values, tool: str = "t") -> Case:
 
 
 def stock(*values) -> Case:
-    return Case({"stock_lookup": entry(returns=SEED_RETURNS)}, "stock_lookup", values)
+    return Case({"stock_lookup": entry(returns=LAB_RETURNS)}, "stock_lookup", values)
 
 
 def eta(*values) -> Case:
@@ -524,7 +524,7 @@ INCIDENTS = {  # in each, the smallest first: the first failing value is the one
 # ── the checks ───────────────────────────────────────────────────────────────
 
 
-@STAGE.check(number=1, points=4, examples=4, always=INCIDENTS["good"])
+@CHECKLIST.check(number=1, points=4, examples=4, always=INCIDENTS["good"])
 def accepts_good_values():
     """check_result returns None for a value that meets the returns spec, extra keys and all
 
@@ -534,7 +534,7 @@ def accepts_good_values():
     return cases()
 
 
-@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["not a dict"])
+@CHECKLIST.check(number=2, points=2, examples=4, always=INCIDENTS["not a dict"])
 def refuses_non_dicts():
     """check_result says shape:result for a value that is not a dict
 
@@ -543,7 +543,7 @@ def refuses_non_dicts():
     return not_dicts()
 
 
-@STAGE.check(number=3, points=3, examples=4, always=INCIDENTS["shape"])
+@CHECKLIST.check(number=3, points=3, examples=4, always=INCIDENTS["shape"])
 def refuses_wrong_shapes():
     """check_result says shape:<key> for a missing key or a value of the wrong type, and lets an int pass for a float
 
@@ -553,7 +553,7 @@ def refuses_wrong_shapes():
     return cases("shape")
 
 
-@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["empty"])
+@CHECKLIST.check(number=4, points=3, examples=4, always=INCIDENTS["empty"])
 def refuses_empty_values():
     """check_result says empty:<key> for an empty list, dict or str (an any key's too) unless allow_empty, and only for those
 
@@ -563,7 +563,7 @@ def refuses_empty_values():
     return cases("empty")
 
 
-@STAGE.check(number=5, points=2, examples=4, always=INCIDENTS["too_big"])
+@CHECKLIST.check(number=5, points=2, examples=4, always=INCIDENTS["too_big"])
 def refuses_long_lists():
     """check_result says too_big:<key> for a list longer than max_len, and passes exactly max_len
 
@@ -572,7 +572,7 @@ def refuses_long_lists():
     return cases("too_big")
 
 
-@STAGE.check(number=6, points=2, examples=4, always=INCIDENTS["range"])
+@CHECKLIST.check(number=6, points=2, examples=4, always=INCIDENTS["range"])
 def refuses_out_of_range():
     """check_result says range:<key> for a number outside min..max (both inclusive), NaN too where there is a bound
 
@@ -582,7 +582,7 @@ def refuses_out_of_range():
     return cases("range")
 
 
-@STAGE.check(number=7, points=3, examples=4, always=INCIDENTS["items"])
+@CHECKLIST.check(number=7, points=3, examples=4, always=INCIDENTS["items"])
 def checks_every_item():
     """check_result checks each item of a list against items, items of items too, naming the dotted path (range:rows.qty)
 
@@ -592,7 +592,7 @@ def checks_every_item():
     return bad_items()
 
 
-@STAGE.check(number=8, points=1, examples=4, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
+@CHECKLIST.check(number=8, points=1, examples=4, **without_oracle(judge_never_raises), always=INCIDENTS["odd"])
 def never_raises():
     """check_result answers None or a reason, never an exception, when a key's value is a set, bytes, an object or a dict with int keys
 

@@ -32,8 +32,8 @@ from grader.kit.boundary.spies import SPY_MARK
 from grader.kit.checks import stage2, stage3
 from grader.kit.checks.common import (
     GOOD_ARGS,
-    SEED_ARGS,
-    SEED_RETURNS,
+    LAB_ARGS,
+    LAB_RETURNS,
     call,
     entry,
     got_text,
@@ -43,7 +43,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Mismatch, Stage
+from grader.kit.probing import Checklist, Mismatch
 
 ENVELOPE_KEYS = ["error", "ok", "value"]
 
@@ -307,7 +307,7 @@ def show(case: Case) -> str:
     return show_table(case.table)
 
 
-STAGE = Stage(4, probe, show, expect, compare)
+CHECKLIST = Checklist(4, probe, show, expect, compare)
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
@@ -386,12 +386,12 @@ _ALL_PATHS = ("ok", "unknown tool", "args not a dict", "bad args")  # every door
 
 
 def stock(body: list, *calls: tuple) -> Case:
-    return Case({"stock_lookup": entry(args=SEED_ARGS, returns=SEED_RETURNS, body=body)}, calls)
+    return Case({"stock_lookup": entry(args=LAB_ARGS, returns=LAB_RETURNS, body=body)}, calls)
 
 
 def tools_with(bodies: dict, *calls: tuple) -> Case:
     """One stock_lookup-like tool per body: a failing call's setting shows its own tool only."""
-    return Case({name: entry(args=SEED_ARGS, returns=SEED_RETURNS, body=body) for name, body in bodies.items()}, calls)
+    return Case({name: entry(args=LAB_ARGS, returns=LAB_RETURNS, body=body) for name, body in bodies.items()}, calls)
 
 
 ROWS = {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}]}
@@ -511,7 +511,7 @@ def ok_or_failing(d) -> Case:
     return Case(table, tuple(door_call(d, table, draw.pick(d, paths)) for _ in range(d(st.integers(1, 3)))))
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=1,
     points=3,
     examples=6,
@@ -527,7 +527,7 @@ def answers_ok():
     return ok_or_failing()
 
 
-@STAGE.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"])
+@CHECKLIST.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"])
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
@@ -537,7 +537,7 @@ def refuses_unknown_tools():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown tool", "args not a dict")))
 
 
-@STAGE.check(number=3, points=3, examples=4, always=INCIDENTS["bad args"])
+@CHECKLIST.check(number=3, points=3, examples=4, always=INCIDENTS["bad args"])
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
@@ -546,7 +546,7 @@ def refuses_bad_args_without_running():
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=4,
     points=3,
     examples=4,
@@ -562,7 +562,7 @@ def catches_exceptions():
     return cases("raise", ("ok",))
 
 
-@STAGE.check(number=5, points=3, examples=4, always=INCIDENTS["bad result"])
+@CHECKLIST.check(number=5, points=3, examples=4, always=INCIDENTS["bad result"])
 def checks_results():
     """call_tool checks the result: result:<reason> for a value check_result refuses
 
@@ -571,7 +571,7 @@ def checks_results():
     return cases("bad result", ("ok",))
 
 
-@STAGE.check(number=6, points=1, examples=3, always=INCIDENTS["order"])
+@CHECKLIST.check(number=6, points=1, examples=3, always=INCIDENTS["order"])
 def checks_in_order():
     """call_tool checks the name first: an unknown name is tool:unknown:<name> whatever the args
 

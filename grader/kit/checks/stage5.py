@@ -39,8 +39,8 @@ from grader.kit.boundary import values
 from grader.kit.checks import stage4
 from grader.kit.checks.common import (
     GOOD_ARGS,
-    SEED_ARGS,
-    SEED_RETURNS,
+    LAB_ARGS,
+    LAB_RETURNS,
     call,
     entry,
     got_text,
@@ -50,7 +50,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Mismatch, Stage, without_oracle
+from grader.kit.probing import Checklist, Mismatch, without_oracle
 
 MEMO = {"$memo": 0}
 
@@ -154,7 +154,7 @@ def show(case: Script) -> str:
     return show_table(case.table) + "\nmemo = {}"
 
 
-STAGE = Stage(5, probe, show, expect, compare)
+CHECKLIST = Checklist(5, probe, show, expect, compare)
 
 
 def reorder(d, value):
@@ -587,7 +587,7 @@ ROWS = {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}]}
 
 
 def stock(body: list, *calls: tuple) -> Script:
-    table = {"stock_lookup": entry(args=SEED_ARGS, returns=SEED_RETURNS, body=body)}
+    table = {"stock_lookup": entry(args=LAB_ARGS, returns=LAB_RETURNS, body=body)}
     return Script(table, tuple(("stock_lookup", args, change) for args, change in calls))
 
 
@@ -691,7 +691,7 @@ _GOOD = (("good",),)
 _FAILING = (("raise",), ("bad result",), ("raise", "good"), ("bad result", "good"), ("raise", "raise", "good"))
 
 
-@STAGE.check(number=1, points=3, examples=5, always=INCIDENTS["equal"], **_KEYS)
+@CHECKLIST.check(number=1, points=3, examples=5, always=INCIDENTS["equal"], **_KEYS)
 def keys_ignore_key_order():
     """memo_key gives equal keys (str) for args equal up to key order, nested too, whatever their strs say ("NaN-1" too)
 
@@ -701,7 +701,7 @@ def keys_ignore_key_order():
     return equal_pairs()
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=2,
     points=3,
     examples=5,
@@ -718,7 +718,7 @@ def keys_tell_args_apart():
     return different_pairs()
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=3,
     points=2,
     examples=4,
@@ -737,7 +737,7 @@ def no_key_for_unholdable_args():
     return unholdable()
 
 
-@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["repeated"])
+@CHECKLIST.check(number=4, points=3, examples=4, always=INCIDENTS["repeated"])
 def repeated_call_runs_once():
     """call_memo runs a repeated call's body once and returns the same envelope every time
 
@@ -746,7 +746,7 @@ def repeated_call_runs_once():
     return scripts(_GOOD)
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=5,
     points=2,
     examples=4,
@@ -761,7 +761,7 @@ def failures_are_not_remembered():
     return scripts(_FAILING, bad_args=True)
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=6,
     points=2,
     examples=4,

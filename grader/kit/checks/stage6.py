@@ -40,9 +40,9 @@ from grader.kit.boundary import values
 from grader.kit.boundary.spies import SPY_MARK
 from grader.kit.checks.common import (
     DEFAULT_REGION,
+    LAB_ARGS,
     MAX_ATTEMPTS,
     ODD_LIMIT,
-    SEED_ARGS,
     call,
     entry,
     got_text,
@@ -52,7 +52,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Mismatch, Stage
+from grader.kit.probing import Checklist, Mismatch
 
 MEMO = {"$memo": 0}
 NODES = ("pick", "call", "fix", "answer", "give_up")
@@ -302,7 +302,7 @@ def show(case: Case) -> str:
     return show_table(case.table)
 
 
-STAGE = Stage(6, probe, show, expected_runs, compare)
+CHECKLIST = Checklist(6, probe, show, expected_runs, compare)
 
 
 # ── the world ────────────────────────────────────────────────────────────────
@@ -452,7 +452,7 @@ def some(choices: tuple[str, ...], least: int, most: int):
 
 # ── the lesson's incidents, tried under every seed ───────────────────────────
 
-STOCK_ARGS = {**SEED_ARGS, "region": {"type": "str", "allowed": ["busan", "seoul"]}}
+STOCK_ARGS = {**LAB_ARGS, "region": {"type": "str", "allowed": ["busan", "seoul"]}}
 
 
 def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_ARGS) -> Case:
@@ -670,7 +670,7 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     return None
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=1,
     points=2,
     examples=1,
@@ -689,7 +689,7 @@ def constants_and_graph():
     return st.builds(Setup, st.text(TOKEN_LETTERS, min_size=12, max_size=12).filter(lambda token: len(set(token)) > 1))
 
 
-@STAGE.check(number=2, points=2, examples=3, always=INCIDENTS["answers"])
+@CHECKLIST.check(number=2, points=2, examples=3, always=INCIDENTS["answers"])
 def answers():
     """run answers a request whose call succeeds, one door call, through the memo it is given
 
@@ -699,7 +699,7 @@ def answers():
     return worlds((), "good", None, limits=st.sampled_from([None, 1, 2, 4]), runs=3)
 
 
-@STAGE.check(number=3, points=3, examples=5, always=INCIDENTS["fixes"])
+@CHECKLIST.check(number=3, points=3, examples=5, always=INCIDENTS["fixes"])
 def fixes_what_it_can():
     """run fixes what FIXES fix (region, range, misspelt or invented names, too_big), by full reason, then by prefix
 
@@ -720,7 +720,7 @@ def fixes_what_it_can():
     )
 
 
-@STAGE.check(number=4, points=3, examples=4, always=INCIDENTS["gives up"])
+@CHECKLIST.check(number=4, points=3, examples=4, always=INCIDENTS["gives up"])
 def gives_up_at_once():
     """run gives up at once on a reason it cannot fix (result:empty above all): one door call, one body run at most
 
@@ -761,7 +761,7 @@ def compare_repeats(case: Case, expected: list, observation: dict) -> Mismatch |
     return compare(case, expected, observation, repeat_problem)
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=5,
     points=2,
     examples=3,
@@ -839,7 +839,7 @@ LIMIT_HINTS = {
 }
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=6,
     points=2,
     examples=3,
@@ -928,7 +928,7 @@ def odd_or_not(d) -> Case:
     return Case(case.table, tuple(runs))
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=7,
     points=2,
     examples=4,
@@ -1158,7 +1158,7 @@ SOME_FIXES = st.lists(st.one_of(RANGE_CALLS, UNKNOWN_CALLS), min_size=1, max_siz
 )
 
 
-@STAGE.check(
+@CHECKLIST.check(
     number=8,
     points=2,
     examples=3,
@@ -1204,7 +1204,7 @@ PICKS = (
 )
 
 
-@STAGE.check(number=9, points=2, examples=0, always=PICKS)
+@CHECKLIST.check(number=9, points=2, examples=0, always=PICKS)
 def uses_the_picker():
     """run(request, picker=...) calls picker(request) once instead of the rules; its exception leaves run or ends it
 
