@@ -17,7 +17,8 @@ from packaging.requirements import Requirement
 import agtool
 from grader.__main__ import main
 from grader.instructor import lock
-from grader.instructor.bundle import REQUIREMENTS, STUDENT, autograde
+from grader.instructor.bundle import STUDENT, autograde
+from grader.instructor.lock import REQUIREMENTS
 from grader.instructor.release import leaks, solution_lines
 from grader.instructor.sandbox import confine
 from grader.instructor.sandbox.session import SandboxSession

@@ -48,6 +48,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from grader.instructor import lock
+from grader.instructor.lock import REQUIREMENTS
 from grader.kit.intake import find_tools
 from grader.kit.report import INPUTS_SHOWN, Audience, write_atomically
 
@@ -66,9 +68,6 @@ LAB_MODULES = (
     "agtool/syllabus.py",
 )
 NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template)/")
-# What runs on Gradescope: the grader (pyseccomp is the sandbox's filter), and what a student's
-# tools.py imports.
-REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "pyseccomp")
 STUDENT = Audience(seed_shown=False, inputs_shown="after_due_date")  # a student on Gradescope, by default
 _EXECUTABLE = 0o100755 << 16  # a zip entry's Unix mode lives in the top half of external_attr
 MAX_SEED = 2**31
@@ -87,7 +86,6 @@ def bundle_files(
     max_submissions: int | None = None,
 ) -> dict[str, bytes]:
     """Every file of the bundle, path -> content, sorted."""
-    from grader.instructor import lock
     from grader.instructor.release import SKIPPED  # here: release needs nbformat, which Gradescope does not
 
     stale = lock.disagreements(REQUIREMENTS)

@@ -1,7 +1,7 @@
 """`python -m grader lock`: pin what the Gradescope bundle installs to the versions installed here.
 
 Writes grader/instructor/gradescope/constraints.txt: `name==version` for every
-distribution the bundle's requirements (bundle.REQUIREMENTS) need, with what those
+distribution the bundle's requirements (REQUIREMENTS) need, with what those
 require in turn, as installed in this environment: the one the tests ran in. setup.sh
 installs with `-c constraints.txt`, so two images built from one bundle grade alike,
 and alike to the tests here. `python -m grader gradescope` refuses to build while the
@@ -19,6 +19,9 @@ from packaging.requirements import Requirement
 from grader.kit.report import write_atomically
 
 CONSTRAINTS = Path(__file__).resolve().parent / "gradescope" / "constraints.txt"
+# What runs on Gradescope: the grader (pyseccomp is the sandbox's filter), and what a student's
+# tools.py imports. The bundle installs these, pinned here.
+REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "pyseccomp")
 HEADER = "# Written by `python -m grader lock` from the installed versions; do not edit by hand.\n"
 
 
@@ -79,8 +82,6 @@ def command(parser: argparse.ArgumentParser):
 
 
 def run(args: argparse.Namespace) -> int:
-    from grader.instructor.bundle import REQUIREMENTS
-
     try:
         write_atomically(CONSTRAINTS, text(REQUIREMENTS))
     except metadata.PackageNotFoundError as error:
