@@ -8,8 +8,9 @@ largest int JSON can carry, the retry graph's attempt limit and default region.
 
 Not the student's work, and none of the lesson: it ships in the kit as it is,
 and a sandboxed submission may import it (the grader's oracle may too: it holds
-no stage's solution). agtool.tools imports it, never the other way round at
-import time.
+no stage's solution). agtool.tools imports it, never the other way round:
+check_table() without a table finds the student's module through agtool.student,
+the lab's one way to it.
 """
 
 from typing import Any
@@ -76,11 +77,12 @@ def check_table(tools: dict | None = None) -> None:
     it once at import; call it again after editing TOOLS.
     """
     if tools is None:
-        # Imported here, not above: agtool.tools imports this module. Its own import-time
-        # call passes its TOOLS, so a submission loaded under another name checks its own.
-        from agtool import tools as student
+        # agtool.tools' own import-time call passes its TOOLS, so a submission loaded under
+        # another name checks its own. agtool.student is imported here, not above: the sandbox's
+        # zygote preloads this module, and a child gets no more of the lab than it did.
+        from agtool import student
 
-        tools = student.TOOLS
+        tools = student.module().TOOLS
     if not isinstance(tools, dict):
         raise ContractError(f"TOOLS must be a dict of tool name -> entry, not {type(tools).__name__}")
     for name, entry in tools.items():

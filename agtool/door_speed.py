@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, ConfigDict, Field, validate_call
 
-from agtool import tools
+from agtool import student
 
 NAME = "bench_stock_lookup"  # a table entry of the bench's own, with stock_lookup's contract
 ARGS: dict[str, Any] = {"sku": "A-100", "region": "seoul", "limit": 2}
@@ -79,12 +79,13 @@ structured_tool = StructuredTool.from_function(
 @contextlib.contextmanager
 def bench_tool():
     """TOOLS holds the bench's entry (stock_lookup's contract, the trivial body) inside the block."""
-    tools.TOOLS[NAME] = {**tools.TOOLS["stock_lookup"], "fn": body}
-    tools.TOOLS[NAME].pop("upgrade", None)
+    table = student.module().TOOLS
+    table[NAME] = {**table["stock_lookup"], "fn": body}
+    table[NAME].pop("upgrade", None)
     try:
         yield
     finally:
-        del tools.TOOLS[NAME]
+        del table[NAME]
 
 
 def measure(number: int | None = None, rounds: int = 7, repeat: int = 3) -> list[dict[str, float]]:
@@ -95,6 +96,7 @@ def measure(number: int | None = None, rounds: int = 7, repeat: int = 3) -> list
     rounds differ by that load alone, so their spread is the noise a verdict must beat.
     """
     memo: dict = {}
+    tools = student.module()  # looked up once: the timed calls go straight to the student's functions
     with bench_tool():
         assert tools.call_memo(NAME, ARGS, memo)["ok"]  # fill the memo, so every timed call is a hit
         calls = {

@@ -39,7 +39,7 @@ from typing import Any
 import jsonschema
 from matplotlib.figure import Figure
 
-from agtool import inventory, schema, tools
+from agtool import inventory, schema, student
 from agtool.lab import Raised
 from agtool.pickers import NoisyPicker
 
@@ -69,8 +69,9 @@ def make_requests(n: int = 200, seed: int = 0) -> list[dict]:
 
 def true_answer(request: dict) -> dict | None:
     """The value the right endpoint gives for the request as asked, or None when nothing true can be said."""
-    entry = tools.TOOLS[request["tool"]]
-    right = tools.TOOLS[entry.get("upgrade", request["tool"])]
+    table = student.module().TOOLS
+    entry = table[request["tool"]]
+    right = table[entry.get("upgrade", request["tool"])]
     try:
         value = right["fn"](**request["args"])
     except Exception:  # no route, say: there is no true answer to give
@@ -87,20 +88,20 @@ def true_answer(request: dict) -> dict | None:
 def naive_agent(tool: Any, args: Any) -> tuple[str, Any]:
     """Look the tool up and run its body with the model's args: no contract, no checks."""
     try:
-        return "answered", tools.TOOLS[tool]["fn"](**args)
+        return "answered", student.module().TOOLS[tool]["fn"](**args)
     except Exception as error:
         return "crashed", f"{type(error).__name__}: {error}"
 
 
 def door_agent(tool: Any, args: Any) -> tuple[str, Any]:
     """One call through the door: an ok value is the answer, a failure is a reason."""
-    envelope = tools.call_tool(tool, args)
+    envelope = student.module().call_tool(tool, args)
     return ("answered", envelope["value"]) if envelope["ok"] else ("gave_up", envelope["error"])
 
 
 def graph_agent(tool: Any, args: Any) -> tuple[str, Any]:
     """The retry graph, with the model's pick in the pick node."""
-    state = tools.run({"tool": tool, "args": args}, picker=lambda request: (tool, args))
+    state = student.module().run({"tool": tool, "args": args}, picker=lambda request: (tool, args))
     if state["status"] == "answered":
         return "answered", state["result"]["value"]
     return "gave_up", " -> ".join(state["reasons"]) or "no attempts left"
@@ -120,14 +121,15 @@ AGENTS: dict[str, Callable[[Any, Any], tuple[str, Any]]] = {
 def counting_bodies():
     """Inside the block every TOOLS body counts its runs into the Counter it yields; then the bodies are back."""
     runs: Counter[str] = Counter()
-    saved = {name: entry["fn"] for name, entry in tools.TOOLS.items()}
+    table = student.module().TOOLS
+    saved = {name: entry["fn"] for name, entry in table.items()}
     for name, fn in saved.items():
-        tools.TOOLS[name]["fn"] = _counted(name, fn, runs)
+        table[name]["fn"] = _counted(name, fn, runs)
     try:
         yield runs
     finally:
         for name, fn in saved.items():
-            tools.TOOLS[name]["fn"] = fn
+            table[name]["fn"] = fn
 
 
 def _counted(name: str, fn: Callable, runs: Counter) -> Callable:
@@ -203,7 +205,8 @@ def run_experiment(n: int = 200, seed: int = 0, rates: dict[str, float] | None =
     picker = NoisyPicker(seed, rates)
     experiment = Experiment()
     try:
-        missing = [name for name in ("stock_lookup", "stock_lookup_v2", "delivery_eta") if name not in tools.TOOLS]
+        table = student.module().TOOLS
+        missing = [name for name in ("stock_lookup", "stock_lookup_v2", "delivery_eta") if name not in table]
         if missing:
             raise NotImplementedError(f"Stage 1: TOOLS has no {missing[0]} yet — see notebooks/01_contract.ipynb")
         requests = make_requests(n, seed)

@@ -34,14 +34,14 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from agtool import providers, schema
+from agtool import providers, schema, student
 from agtool.contract import ContractError
 
 USAGE_EXIT = 2  # as argparse exits on a bad command line
@@ -59,7 +59,7 @@ def load_tools(path: str | None) -> ModuleType:
     # stdout is the JSON-RPC wire: a stray print at import time would corrupt it.
     with contextlib.redirect_stdout(sys.stderr):
         if path is None:
-            return importlib.import_module("agtool.tools")
+            return cast(ModuleType, student.module())  # served as any tools.py is: as the module it is
         return _import_file(Path(path))
 
 

@@ -1,17 +1,16 @@
 """agtool.pickers: who fills the model's seat in the retry graph.
 
 A picker turns a request into (tool, args): the `pick` node of stage 6 calls
-one, and run(request, picker=...) swaps it. The rules picker (tools.pick_by_rules)
-passes the request through as asked. NoisyPicker does too, most of the time;
-otherwise it makes the mistakes the lesson lists, the way a model does: wrong
-differently each time, and the same way again for the same seed.
+one, and run(request, picker=...) swaps it. The rules picker (pick_by_rules: the
+lab's own copy of the one tools.py is given) passes the request through as asked.
+NoisyPicker does too, most of the time; otherwise it makes the mistakes the lesson
+lists, the way a model does: wrong differently each time, and the same way again
+for the same seed.
 """
 
 import random
 from collections.abc import Callable
 from typing import Any
-
-from agtool.tools import pick_by_rules
 
 # Names a model reaches for instead of the contract's: close ones a fix can
 # rename back (sku_id), and ones too far for that (max_results).
@@ -23,6 +22,15 @@ SYNONYMS = {
 INVENTED_REGIONS = ["mars", "gangnam", "tokyo", "Seoul"]
 INVENTED_TOOLS = ["stock_search", "get_stock", "inventory_lookup", "delivery_time"]
 TOO_MANY_ROWS = 20
+
+
+def pick_by_rules(request: Any) -> tuple:
+    """Turn a request into (tool, args) by rule: tools.pick_by_rules, provided code outside the solution
+    blocks, copied here so that the model seat never leans on a helper the student may rename."""
+    if not isinstance(request, dict):
+        return None, {}
+    args = request.get("args", {})
+    return request.get("tool"), dict(args) if isinstance(args, dict) else args
 
 
 # Each mistake takes (tool, args, random) and returns the new (tool, args), or

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agtool import schema, tools
+from agtool import schema, student
 
 BROKEN_ARGUMENTS = "args:json:arguments"
 NOT_JSON = "result:json:result"
@@ -93,7 +93,7 @@ def anthropic_tool_calls(message: Any, table: dict | None = None) -> list[ToolCa
 
 def _openai_call(call_id: str, name: str, arguments: Any, table: dict | None) -> ToolCall:
     args, error = parse_arguments(arguments)
-    table = tools.TOOLS if table is None else table
+    table = student.module().TOOLS if table is None else table
     entry = table.get(name)
     if error is None and entry is not None and schema.strict_blocker(entry["args"]) is None:
         args = schema.drop_nulls(entry["args"], args)  # only a strict tool was sent with nullable optionals
@@ -139,6 +139,7 @@ def _plain(response: Any) -> dict:
 
 def call_through_door(calls: list[ToolCall], door: Callable[[str, Any], dict] | None = None) -> list[dict]:
     """Each call's envelope from the door (tools.call_tool, or a module's own); a broken one never reaches it."""
+    tools = student.module()
     door = door or tools.call_tool
     return [sendable(tools.failure(call.error) if call.error else door(call.name, call.args)) for call in calls]
 
@@ -148,7 +149,7 @@ def sendable(envelope: dict) -> dict:
     try:
         json.dumps(envelope, allow_nan=False)
     except (TypeError, ValueError):
-        return tools.failure(NOT_JSON)
+        return student.module().failure(NOT_JSON)
     return envelope
 
 
@@ -276,7 +277,7 @@ class ModelPicker:
         self.errors: list[str] = []
 
     def __call__(self, request: Any) -> tuple:
-        api, table = APIS[self.api], tools.TOOLS if self.table is None else self.table
+        api, table = APIS[self.api], student.module().TOOLS if self.table is None else self.table
         try:
             response = api.ask(self.client, self.model, prompt_of(request), api.describe(table), self.system)
         except Exception as error:  # the network, a key, a rate limit: run() must not raise for them

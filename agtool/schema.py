@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agtool import tools as lesson  # stage 1: every dialect draws on its object_schema
+from agtool import student  # stage 1: every dialect draws on the student's object_schema
 from agtool.contract import JSON_TYPES, ContractError, check_table
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -133,7 +133,7 @@ def parameters_schema(specs: dict, strict: bool = False) -> dict:
     (agtool/tools.py: what the model reads is what the lesson wrote, and no second copy of it
     lives here), with each arg's default as documentation. strict: OpenAI strict's form, every
     property required, the optional ones nullable, and no default (its subset has none)."""
-    return _dialected(copy.deepcopy(lesson.object_schema(specs)), specs, strict)
+    return _dialected(copy.deepcopy(student.module().object_schema(specs)), specs, strict)
 
 
 def _dialected(schema: dict, specs: dict, strict: bool) -> dict:

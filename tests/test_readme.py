@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from agtool.rules import RULES, Rule
 from grader.kit.probing import Checklist
+from tests.test_lesson_on_top import NAMED_PLACE
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -133,6 +134,12 @@ def within(name: str, package: str) -> bool:
 def test_agtool_never_imports_grader():
     for path in sorted((ROOT / "agtool").rglob("*.py")):
         assert not any(within(name, "grader") for name in imported(path)), path.relative_to(ROOT)
+
+
+def test_the_lab_reaches_the_student_module_only_through_its_named_place():
+    """The agtool/ row's rule is the one tests/test_lesson_on_top.py reads off the source."""
+    (row,) = [line for line in SECTION.splitlines() if line.startswith("| `agtool/`")]
+    assert f"the student's `agtool/tools.py` only through `{NAMED_PLACE}`" in row.split("|")[3]
 
 
 def test_the_kit_reaches_the_instructor_only_through_its_trusted_hook():
