@@ -10,15 +10,19 @@ first drawn case it meets wrong and every call after it right: a check that star
 in the same child after that wrong answer finds nothing wrong the second time.
 """
 
+import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 import agtool
-from grader.instructor.classroom import grade_class
+from grader.__main__ import main
+from grader.instructor import confined
+from grader.instructor.classroom import find_submissions, grade_class, grade_student
 from grader.instructor.sandbox.session import SandboxSession
-from grader.kit import probing
+from grader.kit import intake, probing
 from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import Grade, grade
 from grader.kit.local import LocalSession
@@ -96,3 +100,90 @@ def test_a_replay_that_is_not_what_hypothesis_draws_is_a_grader_error_never_a_sc
     probing._PASSED_DRAWS[key] = cases[::-1]  # the learner fails the first drawn case it meets: the last one here
     with pytest.raises(probing.ReplayDiverged, match=r"check 2\.1: the cases replayed are not"):
         grade(str(learner(tmp_path)), LocalSession, seed=0, only="2.1")
+
+
+# ── one file, read once: what a grade judges is what it read first ───────────────
+REPLACED = "raise ImportError('this file was replaced after the grade read it')\n"
+
+
+def replace(path: Path) -> None:
+    """Another file in path's place (a new inode, as a resubmission or a swap makes): it does not import."""
+    swap = path.with_name(path.name + ".swap")
+    swap.write_text(REPLACED)
+    os.replace(swap, path)
+
+
+def full_marks(result: Grade) -> None:
+    assert result.score == result.max_score, [r.message for r in result.results if not r.passed]
+
+
+@pytest.mark.parametrize("where", ["in-process", "confined"])
+def test_a_file_replaced_after_the_first_stage_began_is_graded_as_first_read_in_every_stage(
+    where, tmp_path, monkeypatch
+):
+    """The submission is read once a grade and carried to every stage as bytes: a file replaced on disk
+    once stage 1's session has begun reaches no later stage, in-process (LocalSession) or in the sandbox
+    (grade_confined, the submission compiled once)."""
+    path = tmp_path / "tools.py"
+    path.write_text(REFERENCE.read_text())
+    started: list[int] = []
+
+    def after_first(session) -> None:
+        started.append(session)
+        if len(started) == 1:
+            replace(path)
+
+    if where == "in-process":
+
+        class Replacing(LocalSession):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                after_first(self)
+
+        result = grade(str(path), Replacing, seed=0, scale=0.3)
+    else:
+
+        class ReplacingBox(SandboxSession):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                after_first(self)
+
+        monkeypatch.setattr(confined, "SandboxSession", ReplacingBox)
+        result = confined.grade_confined(str(path), seed=0)
+    assert len(started) == len(CHECKLISTS)
+    full_marks(result)
+
+
+def test_grade_reads_the_file_once_and_every_stage_grades_that_read(tmp_path, monkeypatch):
+    """`python -m grader grade`: the read that refuses what must not be graded (a FIFO, over 1 MB ...) is the
+    one read of the grade; the file, replaced the moment it was read, is not read again by any stage."""
+    path = tmp_path / "tools.py"
+    path.write_text(REFERENCE.read_text())
+    reads: list[str] = []
+    read_submission = intake.read_submission
+
+    def read_then_replace(*args, **kwargs):
+        read = read_submission(*args, **kwargs)
+        reads.append(args[0])
+        replace(path)
+        return read
+
+    monkeypatch.setattr(intake, "read_submission", read_then_replace)
+    results = tmp_path / "out" / "results.json"
+    assert main(["grade", str(path), "--results", str(results)]) == 0
+    assert reads == [str(path)]
+    assert json.loads(results.read_text())["score"] == 100
+
+
+def test_class_grades_the_very_bytes_it_found_and_stamped(tmp_path):
+    """`class` reads each file once, when it finds it (the stamp is that read's sha256): a file replaced
+    between finding and grading is graded, and stamped, as found."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "alice.py").write_text(REFERENCE.read_text())
+    (submission,), refused = find_submissions(folder)
+    assert refused == {}
+    replace(folder / "alice.py")
+    row = grade_student(submission, 0, tmp_path / "out")
+    assert row.total == 100 and row.broken is None
+    assert submission.digest == hashlib.sha256(REFERENCE.read_bytes()).hexdigest()

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from grader.instructor import lock
 from grader.instructor.lock import REQUIREMENTS
-from grader.kit.intake import find_tools
+from grader.kit.intake import NotASubmission, Submission, find_tools, read_submission
 from grader.kit.report import INPUTS_SHOWN, Audience, write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,11 +145,11 @@ def seed_of(settings: dict, key: str) -> int:
     return int.from_bytes(digest[:8], "big") % MAX_SEED
 
 
-def submission_key(metadata: dict, path: Path) -> str:
-    """What names this submission for its seed: Gradescope's submission id, else its file's sha256."""
+def submission_key(metadata: dict, submission: Submission) -> str:
+    """What names this submission for its seed: Gradescope's submission id, else the sha256 of its file as read."""
     if isinstance(metadata.get("id"), int | str) and str(metadata["id"]):
         return str(metadata["id"])
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    return "sha256:" + submission.sha256
 
 
 def read_metadata(root: Path) -> dict:
@@ -207,14 +207,21 @@ def autograde(root: Path, source: Path = ROOT) -> int:
         return _zero(results, "no tools.py in the submission", NOTHING_TO_GRADE)
     from grader.instructor.confined import grade_confined
     from grader.kit.errors import GraderError
+    from grader.kit.grading import refused
     from grader.kit.report import write_results
 
     print(f"grading {path}")  # never the seed: stdout is the instructor's, but may be shown
-    key = submission_key(metadata, path)
+    try:
+        submission = read_submission(str(path), path.name)  # the grade's one read: its seed's key and every stage
+    except NotASubmission as why:  # a link, a FIFO, over 1 MB: every check not run, saying why
+        print(f"not graded: {why}")
+        write_results(refused(str(path), 0, str(why)), results, student)
+        return 0
+    key = submission_key(metadata, submission)
     seed = seed_of(settings, key)
     print("seed: the bundle's own" if settings["seed"] is not None else f"seed: submission {key}'s (`--seed-of {key}`)")
     try:
-        graded = grade_confined(str(path), seed, hidden=(str(root),))  # the metadata, the results: all of it
+        graded = grade_confined(submission, seed, hidden=(str(root),))  # the metadata, the results: all of it
     except GraderError as error:  # the sandbox failed twice: the machine's fault, said as such
         return _zero(results, f"not graded: {error}", GRADER_FAILED)
     write_results(graded, results, student)

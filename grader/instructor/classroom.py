@@ -66,6 +66,7 @@ from grader.instructor.gradebook import (
 from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.instructor.shards import Shard, parse_shard
 from grader.instructor.term import Term, TermError, apply, read_term
+from grader.kit import intake
 from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import STAGE_POINTS
 from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
@@ -86,9 +87,14 @@ class UsageError(Exception):
 class Submission:
     student: str
     path: Path  # a regular file inside the student's own entry, symlinks resolved
-    digest: str  # sha256 of what was read: the stamp compares it
+    read: intake.Submission  # the file as read, once, when it was found: what is graded, stamped and compared
     folder: Path  # the class's DIR: no child reads it (nor OUT), classmates' files and feedback
     modified: float  # the file's modification time: when it was handed in, unless submitted.csv says
+
+    @property
+    def digest(self) -> str:
+        """sha256 of what was read (and graded): the stamp compares it."""
+        return self.read.sha256
 
 
 @dataclass(frozen=True)
@@ -127,8 +133,8 @@ def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
                 raise UsageError(
                     f"DIR {str(folder)!r} holds both {student}.py and {student}/: keep one submission per student"
                 )
-            digest = hashlib.sha256(read_submission(str(path), _shown(path, folder))).hexdigest()
-            submissions[student] = Submission(student, path, digest, folder, path.stat().st_mtime)
+            read = read_submission(str(path), _shown(path, folder))
+            submissions[student] = Submission(student, path, read, folder, path.stat().st_mtime)
         except NotASubmission as refusal:
             refused[student] = str(refusal)
     if not submissions and not refused:
@@ -255,10 +261,10 @@ def row_of(student: str, results: dict, record: dict) -> Row:
 
 def grade_student(submission: Submission, seed: int, out: Path) -> Row:
     """Grade one student and write their folder in OUT; graded.json (the stamp) goes last."""
-    result = grade_confined(str(submission.path), seed, hidden=(str(submission.folder), str(out)))
+    result = grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out)))
     folder = student_folder(out, submission.student)
     # For the student: their file named as DIR has it (no path of the instructor's), a replay their kit runs.
-    audience = for_student(_shown(submission.path, submission.folder))
+    audience = for_student(submission.read.shown)
     write_feedback(result, folder / "feedback.md", audience)
     write_results(result, folder / "results.json", audience)
     record = {
@@ -418,7 +424,7 @@ def similar(submissions: list[Submission], rows: list[Row]) -> list[Shared]:
 
     graded = {row.student for row in rows if row.broken is None}
     sources = {
-        submission.student: read_submission(str(submission.path)).decode("utf-8", "replace")
+        submission.student: submission.read.data.decode("utf-8", "replace")
         for submission in submissions
         if submission.student in graded
     }

@@ -9,6 +9,10 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.kit.intake import Submission
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -35,7 +39,7 @@ def run_grade(args: argparse.Namespace) -> int:
 
     real = os.path.realpath(args.path)  # the instructor's own link is fine; the sandbox copies the file itself
     try:
-        read_submission(real, shown=args.path)
+        submission = read_submission(real, shown=args.path)  # the grade's one read: every stage gets these bytes
     except NotASubmission as refusal:
         return _refuse(f"grade: PATH {refusal}")
     labels = [check.label for checklist in CHECKLISTS.values() for check in checklist.checks]
@@ -45,14 +49,15 @@ def run_grade(args: argparse.Namespace) -> int:
         problem = path and file_problem(flag, path)
         if problem:
             return _refuse(f"grade: {problem}")
-    return _grade(args, real)
+    return _grade(args, submission)
 
 
-def _grade(args: argparse.Namespace, real: str) -> int:
+def _grade(args: argparse.Namespace, submission: "Submission") -> int:
     from grader.instructor.confined import grade_confined  # each stage in a confined child
     from grader.instructor.sandbox.confine import Layers
     from grader.instructor.sandbox.session import warm
     from grader.kit.errors import GraderError
+    from grader.kit.grading import not_graded
     from grader.kit.report import Audience, feedback_markdown, write_feedback, write_results
 
     layers = Layers.here()
@@ -66,9 +71,9 @@ def _grade(args: argparse.Namespace, real: str) -> int:
     warm()
     try:
         outputs = tuple(os.path.dirname(os.path.abspath(path)) for path in (args.results, args.feedback) if path)
-        result = grade_confined(real, seed=args.seed, only=args.only, hidden=outputs)
+        result = grade_confined(submission, seed=args.seed, only=args.only, hidden=outputs)
     except GraderError as error:
-        result = not_graded(real, args.seed, str(error))
+        result = not_graded(submission.path, args.seed, str(error))
     audience = Audience(path=args.path)  # the replay line names the file as the instructor typed it
     if args.results:
         write_results(result, args.results, audience)
@@ -80,20 +85,6 @@ def _grade(args: argparse.Namespace, real: str) -> int:
         f"{args.path}: {result.score} / {result.max_score} (seed {args.seed}, {result.seconds:.2f} s)", file=sys.stderr
     )
     return 0
-
-
-def not_graded(path: str, seed: int, why: str):
-    """A grade of 0 that says why nothing could be judged: results.json is written all the same."""
-    from grader.kit.checks import CHECKLISTS
-    from grader.kit.grading import Grade
-    from grader.kit.probing import CheckResult
-
-    results = [
-        CheckResult(check, False, f"not graded: {why}", died=True)
-        for stage in CHECKLISTS.values()
-        for check in stage.checks
-    ]
-    return Grade(path, seed, results, 0.0)
 
 
 def _refuse(message: str) -> int:

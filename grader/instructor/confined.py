@@ -4,23 +4,34 @@ A grade the sandbox broke is the grader's failure, never the student's: when the
 dies mid-grade (GraderError; every child it had dies with it, an innocent classmate's in
 `class` too), the points its children lost would be no one's doing but the machine's. So
 the whole submission is graded again from its first stage, with a fresh zygote; a second
-failure is said (the caller writes "not graded" and why), never scored.
+failure is said (the caller writes "not graded" and why, grader/kit/grading.py's not_graded),
+never scored. Both times from the bytes read once (grader/kit/intake.py), never the file again.
 """
 
 import functools
 
 from grader.instructor.sandbox.session import CompiledOnce, SandboxSession
 from grader.kit.errors import GraderError
-from grader.kit.grading import Grade, grade
+from grader.kit.grading import Grade, grade, refused
+from grader.kit.intake import NotASubmission, Submission, submission_at
 
 
-def grade_confined(path: str, seed: int, only: str | None = None, hidden: tuple[str, ...] = ()) -> Grade:
-    """`hidden`: folders no child may read, besides the grader's and the submission's (SandboxSession)."""
+def grade_confined(
+    submission: Submission | str, seed: int, only: str | None = None, hidden: tuple[str, ...] = ()
+) -> Grade:
+    """`submission`: as read once (a path is read here; a file that is no submission has every check not run).
+    `hidden`: folders no child may read, besides the grader's and the submission's (SandboxSession)."""
 
     def sessions():  # each stage a child of its own; the submission compiled once (CompiledOnce)
         return functools.partial(SandboxSession, hidden=hidden, compiled=CompiledOnce())
 
+    if isinstance(submission, str):
+        path = submission
+        try:
+            submission = submission_at(path)
+        except NotASubmission as why:
+            return refused(path, seed, str(why), only)
     try:
-        return grade(path, sessions(), seed=seed, only=only)
+        return grade(submission, sessions(), seed=seed, only=only)
     except GraderError:  # once more, from the start: the next session starts a fresh zygote
-        return grade(path, sessions(), seed=seed, only=only)
+        return grade(submission, sessions(), seed=seed, only=only)

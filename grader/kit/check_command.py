@@ -36,13 +36,14 @@ def _stage(text: str) -> int:
 
 
 def check_from_terminal(args: argparse.Namespace) -> int:
+    submission = None
     if args.path is not None:
         try:
-            read_submission(args.path)
+            submission = read_submission(args.path)  # the one read: check() grades these bytes
         except NotASubmission as refusal:
             print(f"check: PATH {refusal}", file=sys.stderr)
             return 2
-    report = check(args.stage, args.path)
+    report = check(args.stage, submission)
     if report.problem:
         print(report.problem, file=sys.stderr)
         return 2

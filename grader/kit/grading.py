@@ -5,6 +5,10 @@ the child runs the grader's trusted versions of the earlier stages (grader/kit/b
 A session that dies (hang, crash, flood) costs the check it died in and the
 stage's later checks, never another stage. Given public probes (the student
 kit), each check judges those instead of drawing random cases.
+
+The submission is read once a grade (grader/kit/intake.py), and every stage's
+session gets those bytes: what a stage's child does to its copy, or anyone to the
+file, reaches no other stage.
 """
 
 import time
@@ -15,6 +19,7 @@ from agtool.syllabus import STAGES
 from grader.kit.boundary.exchange import Session, SessionFactory
 from grader.kit.checks import CHECKLISTS
 from grader.kit.errors import SessionDied
+from grader.kit.intake import NotASubmission, Submission, submission_at
 from grader.kit.probing import NOT_IMPORTED, Check, CheckResult, run_check, run_public
 
 STAGE_POINTS = {number: lesson.points for number, lesson in STAGES.items()}  # what each stage's checks add up to
@@ -50,7 +55,7 @@ class Grade:
 
 
 def grade(
-    path: str,
+    submission: Submission | str,
     session_factory: SessionFactory,
     seed: int = 0,
     only: str | None = None,
@@ -58,9 +63,16 @@ def grade(
     scale: float = 1.0,
     probes: dict | None = None,
 ) -> Grade:
-    """Grade tools.py at `path`. only="2.3" runs that one check; scale < 1 draws fewer cases;
-    probes (label -> [(case, expected)], grader/kit/public.py) replace the random draws."""
+    """Grade a submission as read (grader/kit/intake.py), or the tools.py at a path, read here once. only="2.3"
+    runs that one check; scale < 1 draws fewer cases; probes (label -> [(case, expected)], grader/kit/public.py)
+    replace the random draws. A file that is no submission (intake's refusal) has every check not run, saying why."""
     started = time.perf_counter()
+    if isinstance(submission, str):
+        path = submission
+        try:
+            submission = submission_at(path)
+        except NotASubmission as why:
+            return refused(path, seed, str(why), only, stages)
 
     def run(check: Check, session) -> CheckResult:
         if probes is not None:
@@ -71,16 +83,42 @@ def grade(
     for number in stages:
         checks = [check for check in CHECKLISTS[number].checks if only in (None, check.label)]
         if checks:
-            results += grade_stage(checks, path, session_factory, run)
-    return Grade(path, seed, results, time.perf_counter() - started)
+            results += grade_stage(checks, submission, session_factory, run)
+    return Grade(submission.path, seed, results, time.perf_counter() - started)
+
+
+def refused(
+    path: str, seed: int, why: str, only: str | None = None, stages: tuple[int, ...] = tuple(CHECKLISTS)
+) -> Grade:
+    """The grade of a file that is no submission (grader/kit/intake.py's refusal): every check not run, saying why,
+    as when each stage's session could not start on it."""
+    return Grade(path, seed, _unrun(f"not run: {why}", only, stages), 0.0)
+
+
+def not_graded(path: str, seed: int, why: str) -> Grade:
+    """A grade of 0 that says why nothing could be judged: results.json is written all the same."""
+    return Grade(path, seed, _unrun(f"not graded: {why}"), 0.0)
+
+
+def _unrun(message: str, only: str | None = None, stages: tuple[int, ...] = tuple(CHECKLISTS)) -> list[CheckResult]:
+    """Every check (of `stages`, or `only` that one) failed with `message`, as a session that could not start."""
+    return [
+        CheckResult(check, False, message, died=True)
+        for number in stages
+        for check in CHECKLISTS[number].checks
+        if only in (None, check.label)
+    ]
 
 
 def grade_stage(
-    checks: list[Check], path: str, session_factory: SessionFactory, run: Callable[[Check, Session], CheckResult]
+    checks: list[Check],
+    submission: Submission,
+    session_factory: SessionFactory,
+    run: Callable[[Check, Session], CheckResult],
 ) -> list[CheckResult]:
     results: list[CheckResult] = []
     try:
-        session = session_factory(path, checks[0].stage)
+        session = session_factory(submission, checks[0].stage)
     except SessionDied as died:
         return [CheckResult(check, False, f"not run: {died.reason}", died=True) for check in checks]
     try:

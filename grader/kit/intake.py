@@ -2,11 +2,16 @@
 
 Read once, without following a symlink and without blocking: a FIFO named tools.py
 would hang whoever opens it for reading, a device could stream forever. Every
-refusal is one line naming the file and what to do.
+refusal is one line naming the file and what to do. What was read (a Submission) is
+what every stage of the grade gets, as bytes: the file is never read again, so a file
+changed or replaced on disk since, by its student or by the submission's own code in
+an earlier stage's child, changes nothing of the grade.
 """
 
+import hashlib
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_SUBMISSION_BYTES = 1024 * 1024  # a tools.py is a few KB; the sandbox copies no more than this either
@@ -45,9 +50,28 @@ def kind_problem(path: str, info: os.stat_result) -> str | None:
     return None
 
 
-def read_submission(path: str, shown: str | None = None) -> bytes:
-    """The bytes of the submission at path, or NotASubmission saying why not (naming it `shown`, or path)."""
-    return _read(path, shown or path)
+@dataclass(frozen=True)
+class Submission:
+    """A submission as read, once: where from, how a person knows it, and its bytes (and their sha256)."""
+
+    path: str  # the file read: a grade names it, a child's import is done as from there
+    shown: str  # the file as the person who gave it knows it, in a refusal or a report
+    data: bytes = field(repr=False)
+    sha256: str = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
+
+
+def read_submission(path: str, shown: str | None = None) -> Submission:
+    """The submission at path, read, or NotASubmission saying why not (naming it `shown`, or path)."""
+    return Submission(path, shown or path, _read(path, shown or path))
+
+
+def submission_at(given: Submission | str) -> Submission:
+    """given, if it was read already; else the file at that path read now (refused by its name alone, as a
+    sandboxed stage names its copy)."""
+    return given if isinstance(given, Submission) else read_submission(given, os.path.basename(given))
 
 
 def _read(path: str, shown: str) -> bytes:

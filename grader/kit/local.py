@@ -12,15 +12,22 @@ from grader.kit import oracle_access
 from grader.kit.boundary.exchange import Exchange
 from grader.kit.boundary.runner import Child
 from grader.kit.errors import ChannelBroken, SessionDied
+from grader.kit.intake import NotASubmission, Submission, submission_at
 
 
 class LocalSession:
     """The submission imported here, in-process; requests and outcomes still go through JSON and an
     Exchange, so a grade by LocalSession and by the sandbox see the very same data."""
 
-    def __init__(self, path: str, stage: int = 1):
+    def __init__(self, submission: Submission | str, stage: int = 1):
+        """`submission`: as read once for the grade (grader/kit/intake.py); a path is read here. Its bytes are
+        compiled as from its path, never read from there again."""
+        try:
+            read = submission_at(submission)
+        except NotASubmission as refused:
+            raise SessionDied(str(refused)) from None
         self._exchange: Exchange | None = None
-        self._child = Child(path, oracle_access.bind, self._body)
+        self._child = Child(read.path, oracle_access.bind, self._body, source=read.data)
         self._closed = False
 
     def _body(self, tool: str) -> dict:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from grader.kit import oracle_access, public
 from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import Grade, grade
+from grader.kit.intake import NotASubmission, Submission, read_submission
 from grader.kit.local import LocalSession
 from grader.kit.report import check_command, html_table, text_table
 
@@ -57,27 +58,35 @@ class CheckReport:
         return f"From a terminal: {self.replay}" if self.replay and not self.passed else ""
 
 
-def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
+def check(stage: int, path: str | Submission | None = None, seed: int = 0) -> CheckReport:
     """Run stage `stage`'s checks on tools.py, in this process, and return a table of the results.
 
     path=None checks the agtool/tools.py that `import agtool.tools` would load; the
-    file is imported afresh, so edits since the last run count. A stage not started
-    yet shows "not implemented yet"; nothing here raises for a student's mistake.
+    file is read afresh (once: grader/kit/intake.py; or given as read), so edits since
+    the last run count. A stage not started yet shows "not implemented yet"; nothing
+    here raises for a student's mistake.
     """
     from grader.kit.report import check_command
 
     if stage not in CHECKLISTS:
         return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, CHECKLISTS))}")
-    replay = check_command(stage, path) if seed == 0 else ""  # the command has no --seed: it checks as check(N) does
+    given = path.shown if isinstance(path, Submission) else path
+    replay = check_command(stage, given) if seed == 0 else ""  # the command has no --seed: it checks as check(N) does
     path = path or student_module_path()
     if not path:
         return CheckReport(problem="check(): no agtool/tools.py found; pass path='.../tools.py'")
+    try:
+        submission = path if isinstance(path, Submission) else read_submission(path)
+    except NotASubmission as refusal:
+        return CheckReport(problem=f"check(): {refusal}")
     if oracle_access.present():
-        return CheckReport(grade(path, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE), replay=replay)
+        return CheckReport(
+            grade(submission, LocalSession, seed=seed, stages=(stage,), scale=CHECK_SCALE), replay=replay
+        )
     if not public.FILE.exists():
         return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
     return CheckReport(
-        grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage), replay=replay
+        grade(submission, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage), replay=replay
     )
 
 

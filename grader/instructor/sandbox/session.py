@@ -197,15 +197,22 @@ class SandboxSession:
 
     def __init__(
         self,
-        path: str,
+        submission: intake.Submission | str,
         stage: int,
         limits: Limits = Limits(),
         layers: confine.Layers | None = None,
         hidden: tuple[str, ...] = (),
         compiled: CompiledOnce | None = None,
     ):
-        """`hidden`: folders the child must not read beyond the grader's own and the submission's
+        """`submission`: as read once for the grade (grader/kit/intake.py; a path is read here, SessionDied if it
+        is no submission). The child gets a private copy of its bytes in its workdir: whatever the child does to
+        that copy reaches neither the grader nor the next stage, which gets the same bytes again.
+        `hidden`: folders the child must not read beyond the grader's own and the submission's
         (a class, its outputs): covered where it has a mount namespace (confine.py)."""
+        try:
+            submission = intake.submission_at(submission)
+        except intake.NotASubmission as refused:
+            raise SessionDied(str(refused)) from None
         self.limits = limits
         self._died: SessionDied | None = None
         self._status: int | None = None  # the child's wait status, once reaped
@@ -215,8 +222,8 @@ class SandboxSession:
         self.cleanup_problem: str | None = None
         self.workdir = tempfile.mkdtemp(prefix="agtool-sandbox-", dir=_workdirs())
         try:
-            private, source = _private_copy(path, self.workdir)
-        except SessionDied:
+            private = _private_copy(submission.data, self.workdir)
+        except BaseException:
             zygote_module.remove(self.workdir)
             raise
         from_parent, to_child = os.pipe()
@@ -228,11 +235,13 @@ class SandboxSession:
             "workdir": self.workdir,
             "limits": asdict(limits),
             "layers": self.layers.as_job(),
-            "hidden": sorted({str(ROOT), os.path.dirname(os.path.abspath(path)), *map(os.path.abspath, hidden)}),
+            "hidden": sorted(
+                {str(ROOT), os.path.dirname(os.path.abspath(submission.path)), *map(os.path.abspath, hidden)}
+            ),
         }
         self._harvest: tuple[CompiledOnce, str] | None = None  # (where to keep the code, its source's sha256)
         if compiled is not None:
-            source_digest = compiled_module.digest(source)
+            source_digest = submission.sha256
             if compiled.code is not None and compiled.source == source_digest:
                 with open(os.path.join(self.workdir, compiled_module.CODE_FILE), "wb") as file:
                     file.write(compiled.code)
@@ -498,14 +507,10 @@ def _small_file(path: str, most: int) -> bytes | None:
     return data if len(data) <= most else None
 
 
-def _private_copy(path: str, workdir: str) -> tuple[str, bytes]:
-    """The submission as the child sees it: a copy of a regular file (grader/kit/intake.py), in its own
-    workdir; (its path, its bytes)."""
-    try:
-        data = intake.read_submission(path, os.path.basename(path))
-    except intake.NotASubmission as refused:
-        raise SessionDied(str(refused)) from None
+def _private_copy(data: bytes, workdir: str) -> str:
+    """The submission as the child sees it: a copy of the bytes read once (grader/kit/intake.py), in its
+    own workdir; its path there."""
     private = os.path.join(workdir, "tools.py")
     with open(private, "wb") as copy:
         copy.write(data)
-    return private, data
+    return private

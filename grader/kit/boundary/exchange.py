@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from grader.kit.boundary import spies
 from grader.kit.boundary.channel import REQUEST_NODES, REQUEST_TEXT, refused
 from grader.kit.errors import ChannelBroken
+from grader.kit.intake import Submission
 
 OUTCOMES = ("value", "raised", "not_implemented")
 TEXT_LIMIT = 1000  # characters of an exception message kept
@@ -33,7 +34,7 @@ class Session(Protocol):
     def close(self) -> None: ...
 
 
-SessionFactory = Callable[[str, int], Session]  # (path, stage) -> a session for that stage
+SessionFactory = Callable[[Submission, int], Session]  # (the submission as read once, stage) -> its session
 
 
 def clean_text(text: str, limit: int = TEXT_LIMIT) -> str:

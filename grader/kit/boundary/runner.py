@@ -1,8 +1,8 @@
 """The child side: everything that runs in the submission's process.
 
-`Child(path, bind, body)` imports the submission by path; `answer(request, emit)`
-calls the student's functions as the request says and emits one outcome per call,
-as plain JSON data (`values.to_plain`). It never judges, and it never counts:
+`Child(path, bind, body)` imports the submission by path (or its bytes, read once, as from
+that path); `answer(request, emit)` calls the student's functions as the request says and
+emits one outcome per call, as plain JSON data (`values.to_plain`). It never judges, and it never counts:
 all judging happens in the parent, and so does every tool body. A spy tool in the
 child's TOOLS is a stub that asks the parent to run the body (`body(tool)`), so a
 body run the parent did not see cannot have happened, and its value cannot be
@@ -83,9 +83,10 @@ def error_text(error: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
-def load(path: str, code: CodeType | None = None) -> tuple[Any, str | None]:
+def load(path: str, code: CodeType | None = None, source: bytes | None = None) -> tuple[Any, str | None]:
     """(module, None), or (None, why it could not be imported, with the line in tools.py).
-    `code`: tools.py already compiled (grader/kit/compiled.py), run instead of compiling it again."""
+    `code`: tools.py already compiled (grader/kit/compiled.py), run instead of compiling it again;
+    `source`: its bytes, already read (grader/kit/intake.py), compiled as from `path` without reading it."""
     name = f"submission_{os.getpid()}_{next(_module_numbers)}"
     try:
         spec = importlib.util.spec_from_file_location(name, path)
@@ -94,6 +95,8 @@ def load(path: str, code: CodeType | None = None) -> tuple[Any, str | None]:
         module = importlib.util.module_from_spec(spec)
         vars(module)["__builtins__"] = {**vars(builtins), "__import__": _lab_import}  # its imports, now and later
         sys.modules[name] = module  # dataclasses and typing look their module up here
+        if code is None and source is not None:
+            code = compile(source, path, "exec", dont_inherit=True)  # as exec_module compiles the file's bytes
         if code is None:
             spec.loader.exec_module(module)
         else:
@@ -156,9 +159,9 @@ def fits(trusted: Callable, theirs: Any) -> bool:
 class Child:
     """One imported submission and the requests it answers."""
 
-    def __init__(self, path: str, bind: Binder, body: Body, code: CodeType | None = None):
+    def __init__(self, path: str, bind: Binder, body: Body, code: CodeType | None = None, source: bytes | None = None):
         self.body = body
-        self.module, self.import_error = load(path, code)
+        self.module, self.import_error = load(path, code, source)
         if self.module is None:
             return
         self.trusted = bind(self.module)
