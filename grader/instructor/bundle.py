@@ -48,10 +48,14 @@ import sys
 import zipfile
 from pathlib import Path
 
-from grader.instructor import lock
+from grader.instructor import confined, lock
 from grader.instructor.lock import REQUIREMENTS
+from grader.instructor.outputs import file_problem
+from grader.instructor.sandbox.confine import Layers
+from grader.kit.errors import GraderError
+from grader.kit.grading import refused
 from grader.kit.intake import NotASubmission, Submission, find_tools, read_submission
-from grader.kit.report import INPUTS_SHOWN, Audience, write_atomically
+from grader.kit.report import INPUTS_SHOWN, Audience, write_atomically, write_results
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "gradescope"
@@ -205,11 +209,6 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     path = find_tools(root / "submission")
     if path is None:
         return _zero(results, "no tools.py in the submission", NOTHING_TO_GRADE)
-    from grader.instructor.confined import grade_confined
-    from grader.kit.errors import GraderError
-    from grader.kit.grading import refused
-    from grader.kit.report import write_results
-
     print(f"grading {path}")  # never the seed: stdout is the instructor's, but may be shown
     try:
         submission = read_submission(str(path), path.name)  # the grade's one read: its seed's key and every stage
@@ -221,7 +220,7 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     seed = seed_of(settings, key)
     print("seed: the bundle's own" if settings["seed"] is not None else f"seed: submission {key}'s (`--seed-of {key}`)")
     try:
-        graded = grade_confined(submission, seed, hidden=(str(root),))  # the metadata, the results: all of it
+        graded = confined.grade_confined(submission, seed, hidden=(str(root),))  # the metadata, the results: all of it
     except GraderError as error:  # the sandbox failed twice: the machine's fault, said as such
         return _zero(results, f"not graded: {error}", GRADER_FAILED)
     write_results(graded, results, student)
@@ -245,8 +244,6 @@ def seal(root: Path, source: Path) -> None:
 
 def confinement_problem() -> str | None:
     """What this container lacks to keep a submission from forging results.json or killing the grader."""
-    from grader.instructor.sandbox.confine import Layers
-
     layers = Layers.here()
     print(layers.describe())
     if layers.confines_writes_and_signals():
@@ -329,8 +326,6 @@ def _seed(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Write the bundle; exit 0 when written, 2 on bad input."""
-    from grader.instructor.outputs import file_problem
-
     out = Path(args.out)
     if args.seed_of is not None:
         return _print_seed_of(out, args.seed_of)

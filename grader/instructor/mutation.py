@@ -60,6 +60,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.instructor.release import ReleaseError, _blocks
+from grader.kit.checks import CHECKLISTS
+from grader.kit.grading import grade
+from grader.kit.local import LocalSession
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
 EQUIVALENTS = Path(__file__).resolve().with_name("equivalent_mutants.toml")
@@ -80,8 +85,6 @@ class MutationError(Exception):
 
 def solution_ranges(source: str, filename: str = "tools.py") -> list[tuple[int, int]]:
     """(first, last) 1-based inclusive of the lines strictly inside each SOLUTION block."""
-    from grader.instructor.release import ReleaseError, _blocks
-
     try:
         blocks = _blocks(source.splitlines(), filename)
     except ReleaseError as error:
@@ -330,10 +333,6 @@ def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> lis
     the verdict is the same as a full grade's (each stage is graded in its own session,
     each check seeded on its own), only sooner."""
     from cosmic_ray.exceptions import CosmicRayTestingException
-
-    from grader.kit.checks import CHECKLISTS
-    from grader.kit.grading import grade
-    from grader.kit.local import LocalSession
 
     # cosmic-ray's ExceptionReplacer writes `except CosmicRayTestingException:`, a handler
     # that catches nothing the module raises; the name must exist for that to mean it.

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 from grader.instructor.sandbox.confine import Layers
+from grader.instructor.sandbox.session import SandboxSession
+from grader.kit.errors import SessionDied
 
 
 def cgroups() -> str:
@@ -35,9 +37,6 @@ def cgroups() -> str:
 
 def try_a_child() -> str:
     """Start one confined child on an empty module and ask it one request, as a grade does."""
-    from grader.instructor.sandbox.session import SandboxSession
-    from grader.kit.errors import SessionDied
-
     with tempfile.TemporaryDirectory(prefix="agtool-pilot-") as folder:
         path = os.path.join(folder, "tools.py")
         Path(path).write_text("ANSWER = 42\n")

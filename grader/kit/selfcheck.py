@@ -66,8 +66,6 @@ def check(stage: int, path: str | Submission | None = None, seed: int = 0) -> Ch
     the last run count. A stage not started yet shows "not implemented yet"; nothing
     here raises for a student's mistake.
     """
-    from grader.kit.report import check_command
-
     if stage not in CHECKLISTS:
         return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, CHECKLISTS))}")
     given = path.shown if isinstance(path, Submission) else path

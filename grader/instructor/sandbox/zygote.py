@@ -111,6 +111,8 @@ def main() -> None:
 
 def _prepare_confinement() -> None:
     """What every child's confinement computes alike, computed here once: the children inherit it."""
+    # Here, not at the top: main() imports them as PRELOAD, after the sweeper has forked (a small
+    # process forks cheaply); these names only reach what PRELOAD has loaded by now.
     from grader.instructor.sandbox import confine, seccomp
 
     confine.readable_paths()
@@ -331,6 +333,7 @@ def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
     Only this code, before any of the submission's, holds `confined`: what comes on it is the
     grader's own word, where an exit code (any submission can os._exit(anything)) is not.
     """
+    # PRELOAD's, loaded in main(): named here, not at the top, for the sweeper's small fork (above).
     from grader.instructor.sandbox import confine
     from grader.kit import compiled
     from grader.kit.boundary import channel, runner
