@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 # The server's root is the repository, so the file browser shows agtool/tools.py beside
 # notebooks/ (a notebook alone on the command line would make its folder the root), and
 # the first notebook opens. JupyterLab refuses to run as root unless told; a lab in a
-# container often is root. tests/test_browser.py runs this very rule.
+# container often is root. tests/lab/test_browser.py runs this very rule.
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --ServerApp.root_dir=. notebooks/01_contract.ipynb
 
@@ -44,9 +44,9 @@ NEWEST_NEEDS := langgraph jsonschema hypothesis tqdm pyseccomp nbformat pytest p
 # The stage tests, the oracle's, and the sandbox's (fork, signals, prctl: what a new Python may
 # change); the slow end-to-end grading tests run under the main Python only, to keep this cheap.
 # Its pytest loads the plugins it names, as pyproject.toml's addopts does (there: why).
-NEWEST_TESTS := tests/test_stage1_contract.py tests/test_stage2_check_args.py tests/test_stage3_check_result.py \
-  tests/test_stage4_door.py tests/test_stage5_memo.py tests/test_stage6_graph.py \
-  tests/test_grader_oracle.py tests/test_sandbox.py
+NEWEST_TESTS := tests/lesson/test_stage1_contract.py tests/lesson/test_stage2_check_args.py tests/lesson/test_stage3_check_result.py \
+  tests/lesson/test_stage4_door.py tests/lesson/test_stage5_memo.py tests/lesson/test_stage6_graph.py \
+  tests/grader/test_grader_oracle.py tests/sandbox/test_sandbox.py
 
 test-newest:
 	@py="$(NEWEST_PYTHON)"; \

@@ -22,13 +22,13 @@ QUIET = 30  # seconds
 # Test files whose tests go to one worker together, so that what they share is paid once, not
 # once a worker: file -> what that is.
 ONE_WORKER = {
-    "tests/test_mutation_tool.py": "a module fixture: cosmic-ray enumerating the reference's mutants (seconds)",
-    "tests/test_providers.py": "the OpenAI and Anthropic SDKs, imported by the first test (5 s of CPU)",
-    "tests/test_release.py": "session fixtures: the kits, built from the reference (seconds)",
-    "tests/test_bench.py": "agtool.door_speed, imported by the first test (pydantic and LangChain: 2 s of CPU)",
-    "tests/test_mcp_server.py": "the MCP SDK, imported by the first test (2 s of CPU)",
+    "tests/grader/test_mutation_tool.py": "a module fixture: cosmic-ray enumerating the reference's mutants (seconds)",
+    "tests/adapters/test_providers.py": "the OpenAI and Anthropic SDKs, imported by the first test (5 s of CPU)",
+    "tests/instructor/test_release.py": "session fixtures: the kits, built from the reference (seconds)",
+    "tests/lab/test_door_speed.py": "agtool.door_speed, imported by the first test (pydantic and LangChain: 2 s of CPU)",
+    "tests/adapters/test_mcp_server.py": "the MCP SDK, imported by the first test (2 s of CPU)",
     # and on two cores, two JupyterLabs and two Chromiums at once make both slow
-    "tests/test_browser.py": "module fixtures: one `make lab`, one Chromium",
+    "tests/lab/test_browser.py": "module fixtures: one `make lab`, one Chromium",
 }
 
 

@@ -4,7 +4,7 @@ A check judges its rule and nothing else; every rule here is judged by its check
 texts are drawn from this one: the check's own (`Check.rule`), the notebook's "What the
 grade judges" list, and the rules at the end of the docstring (or comment) of
 agtool/tools.py that `where` names. `python -m grader.instructor.rule_text` writes the
-last two, and tests/test_rules.py fails while they differ from what it would write.
+last two, and tests/grader/test_rules.py fails while they differ from what it would write.
 
 A rule is the lesson where it must be (the lesson's core rules, and what follows from them) and
 accepts every reasonable choice where the lesson does not fix one; where it keeps one

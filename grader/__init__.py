@@ -24,7 +24,7 @@ __all__ = ["CheckReport", "check"]
 def __getattr__(name: str) -> Any:
     # Looked up on first use, not imported here: every process that imports a grader module
     # imports this package first, a sandboxed child too, and check() brings the checks (and,
-    # in the repository, the oracle), which no child may hold (tests/test_trust_boundary.py).
+    # in the repository, the oracle), which no child may hold (tests/sandbox/test_trust_boundary.py).
     if name in __all__:
         from grader.kit import selfcheck
 

@@ -1,7 +1,17 @@
-"""Shared fixtures: a contract table a test may edit freely, and spy tool bodies that record their runs."""
+"""Shared by every part of the suite: a stage's marker on every test about that stage, a contract
+table a test may edit freely, and spy tool bodies that record their runs.
+
+The suite is by part: tests/lesson/ (the reference's six stages), tests/grader/ (the checks, the
+oracle, the public probes, validity), tests/sandbox/ (containment and budgets), tests/instructor/
+(the instructor's commands: grade, class, the term, the bundle, the kit), tests/lab/ (the panel,
+the notebooks' helpers, the model stand-in), tests/adapters/ (OpenAI, Anthropic, MCP) and
+tests/project/ (the README and the suite's own set-up). Shared helpers and data stay here, at the
+top: the student submissions, the mutants, the sandbox's and the strategies' helpers.
+"""
 
 import contextlib
 import copy
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +21,41 @@ import pytest
 # file too, runs no test, and would wait 2 s for LangGraph before starting the workers.
 if TYPE_CHECKING:
     from grader.kit.boundary.spies import Spy
+
+
+LABEL = re.compile(r"([1-9])\.[0-9]+")  # a check's label, "4.3": its stage is 4
+
+
+def stages_named(value: Any) -> set[int]:
+    """The stages a test's parameter is about: a check, a check's label, a case or mutant whose
+    `fails` (or `checks`) names check labels, or a `stage` number."""
+    if type(value) is str:
+        match = LABEL.fullmatch(value)
+        return {int(match.group(1))} if match else set()
+    if isinstance(value, frozenset | set | tuple | list):
+        return {stage for item in value for stage in stages_named(item)}
+    stages = set()
+    if type(getattr(value, "stage", None)) is int:
+        stages.add(value.stage)
+    for labels in (getattr(value, "fails", None), getattr(value, "checks", None)):
+        if isinstance(labels, frozenset | set | tuple | list):
+            stages |= {stage for label in labels for stage in stages_named(label)}
+    return stages
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """`pytest -m stage4` runs everything about stage 4: the reference's tests (each file's own
+    marker) and the grader's tests parametrized by a check, a label, a stage or a mutant of it."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        named = set()
+        for key, value in params.items():
+            if key == "stage" and type(value) is int:
+                named.add(value)
+            else:
+                named |= stages_named(value)
+        for stage in sorted(named):
+            item.add_marker(f"stage{stage}")
 
 
 @contextlib.contextmanager

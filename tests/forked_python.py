@@ -17,7 +17,7 @@ jupyter_client's launches of `python -m ipykernel_launcher` go through it (this 
 - One server for a run: the first process that needs it starts it, and its address in
   AGTOOL_PYTHON_SERVER reaches the pytest runs started below (the kit's nbval runs).
 
-Loaded by the root conftest.py, and with `-p` by tests/test_release.py's nbval runs in a kit
+Loaded by the root conftest.py, and with `-p` by tests/instructor/test_release.py's nbval runs in a kit
 (their PYTHONPATH holds this checkout after the kit, for this module alone: the launch hook
 takes it off again for the kernel).
 """

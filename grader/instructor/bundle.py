@@ -12,7 +12,7 @@ Each submission is graded on its own seed by default: an HMAC of Gradescope's su
 (submission_metadata.json) under a secret drawn when the bundle is built and kept in it, so
 classmates' failing inputs differ and a resubmission is asked other questions, while the
 instructor can replay any one (`--seed-of ID`). The grade is the same under every seed
-(tests/test_seed_independence.py keeps it so). With --seed N, every submission gets N. No
+(tests/grader/test_seed_independence.py keeps it so). With --seed N, every submission gets N. No
 student sees a seed or the secret: not in results.json, nor in its feedback (whose replay line
 points to the kit's own check), and the sealed settings are unreadable to the child.
 
@@ -62,7 +62,7 @@ SCRIPTS = Path(__file__).resolve().parent / "gradescope"
 SETTINGS = "settings.json"
 # The lab's own modules beside the student's tools.py: what the grader imports (contract, rules, syllabus)
 # and what a tools.py may (inventory, contract). Written out, not globbed, so a new agtool module is
-# shipped only when someone decides it runs on Gradescope; tests/test_bundle.py imports each of them
+# shipped only when someone decides it runs on Gradescope; tests/instructor/test_bundle.py imports each of them
 # from the bundle alone.
 LAB_MODULES = (
     "agtool/__init__.py",

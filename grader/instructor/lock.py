@@ -5,7 +5,7 @@ distribution the bundle's requirements (REQUIREMENTS) need, with what those
 require in turn, as installed in this environment: the one the tests ran in. setup.sh
 installs with `-c constraints.txt`, so two images built from one bundle grade alike,
 and alike to the tests here. `python -m grader gradescope` refuses to build while the
-file disagrees with what is installed; tests/test_bundle.py checks it too.
+file disagrees with what is installed; tests/instructor/test_bundle.py checks it too.
 """
 
 import argparse

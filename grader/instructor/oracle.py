@@ -11,7 +11,7 @@ students against the reference's accidents. Two kinds of answer:
 Stages 2 to 5 live in grader/instructor/trusted/, one module a stage, because a
 sandboxed child probing stage N imports the trusted versions of the stages below N
 (stage isolation) and nothing else: this module, which solves every stage, never
-enters a child (tests/test_trust_boundary.py).
+enters a child (tests/sandbox/test_trust_boundary.py).
 """
 
 import difflib

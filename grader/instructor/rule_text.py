@@ -9,7 +9,7 @@ Each rule is written once, in agtool/rules.py. This module draws two texts from 
   `# The rules of TOOLS, as the grader judges them:` (FIXES likewise): the same rules,
   `- 2.4 <rule>`, wrapped, without the notebook's examples.
 
-Everything else in those files is hand-written and left as it is. tests/test_rules.py fails
+Everything else in those files is hand-written and left as it is. tests/grader/test_rules.py fails
 while a file differs from what this writes, so the three texts can only change together:
 
     python -m grader.instructor.rule_text          # write them

@@ -6,7 +6,7 @@ here or not is the one thing that decides how check() judges: with it, random
 probes against the oracle and trusted earlier stages (stage isolation); without
 it, the public probes' stored answers, on the student's own earlier stages.
 
-A sandboxed child never imports this module: it is the judge's (tests/test_trust_boundary.py).
+A sandboxed child never imports this module: it is the judge's (tests/sandbox/test_trust_boundary.py).
 """
 
 import importlib

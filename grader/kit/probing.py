@@ -51,7 +51,7 @@ def _draws_from_the_seed_alone() -> None:
     own module under check() in a notebook, a module the grader imports late, the order in which
     a test run graded its files. Hypothesis has no setting for it, so its collector is replaced
     with one that finds nothing, and what it may have cached is dropped; the standard constants
-    (0, -1, inf, empty strings) stay. tests/test_grader_core.py shows a new module changes no draw.
+    (0, -1, inf, empty strings) stay. tests/grader/test_grader_core.py shows a new module changes no draw.
     """
     from hypothesis.internal.conjecture import providers
 

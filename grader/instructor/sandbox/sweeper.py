@@ -7,7 +7,7 @@ process list under the lock that fork takes to add a process, and a fork whose p
 already has SIGKILL pending fails. The second pass is for a kernel that ever did
 otherwise. Nothing here can tell when none is left (kill(-1, 0) succeeds while any
 process exists that the uid may not signal, and the dead stay zombies until the zygote
-reaps them): tests/test_trust_boundary.py looks for survivors in /proc instead.
+reaps them): tests/sandbox/test_trust_boundary.py looks for survivors in /proc instead.
 
 A fork costs what its parent holds in memory: about 13 ms from the zygote (its
 preloaded libraries, mostly in tearing the copy down again), 1 ms from a bare Python.

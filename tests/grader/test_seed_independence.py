@@ -4,13 +4,13 @@ A student who hands in the same file twice must get the same grade: for every ru
 the spec states, the check that owns it runs fixed cases that expose a violation
 of that rule under any seed, and the random draws only add to them. Judged on the
 reference, the correct module written another way and every broken submission
-(in-process, as tests/test_grader_core.py does), and on the hostile submissions
+(in-process, as tests/grader/test_grader_core.py does), and on the hostile submissions
 in the real sandbox.
 
 A broken submission differs from the reference in one stage. Every other stage is
 probed with the grader's trusted earlier stages standing in, so there it runs the
 reference's very code and draws, whose ten seeds are judged above (that it loses
-nothing there is tests/test_grader_core.py's to show): its own stage is graded under
+nothing there is tests/grader/test_grader_core.py's to show): its own stage is graded under
 all ten.
 """
 
@@ -28,7 +28,7 @@ from tests.sandboxing import SLOW_ATTACK_SECONDS
 
 pytestmark = pytest.mark.grader
 
-SUBMISSIONS = Path(__file__).parent / "submissions"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 BROKEN = runpy.run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
 SEEDS = tuple(range(10))
 

@@ -17,7 +17,7 @@ browser download: it cannot happen here), then
   the top of the file browser, opens tools.py with clicks, edits a tool description,
   saves, re-runs the notebook's describe_tools() cell and sees the new description,
   with no kernel restart (%autoreload);
-- opens tests/browser/panel_demo.ipynb (copied beside them), runs all its cells from
+- opens tests/lab/browser/panel_demo.ipynb (copied beside them), runs all its cells from
   the Run menu and reads the panel's rendered text.
 
 The screenshots land in tests/artifacts/lab_*.png and panel.png.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import (
+from tests.lab.browser_support import (
     ARTIFACTS,
     PAGE_CONFIG,
     SECONDS,
@@ -49,7 +49,7 @@ from tests.browser_support import (
 
 pytestmark = pytest.mark.browser  # its tests share one worker, for the module fixtures: see conftest.py
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIRST = "notebooks/01_contract.ipynb"
 # A line of agtool/tools.py that notebook 01's describe_tools() cell prints.
 DESCRIPTION = "Days for a SKU to reach a region."

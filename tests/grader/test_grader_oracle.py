@@ -24,7 +24,7 @@ from grader.kit.errors import GraderError
 
 pytestmark = pytest.mark.grader
 
-REFERENCE, _ = load(str(Path(__file__).resolve().parents[1] / "agtool" / "tools.py"))  # a private copy
+REFERENCE, _ = load(str(Path(__file__).resolve().parents[2] / "agtool" / "tools.py"))  # a private copy
 SETTINGS = settings(
     max_examples=60, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )

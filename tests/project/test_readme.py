@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from agtool.rules import RULES, Rule
 from grader.kit.probing import Checklist
-from tests.test_lesson_on_top import NAMED_PLACE
+from tests.lab.test_lesson_on_top import NAMED_PLACE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 SECTION = README[README.index("\n## Contributing") :]
 SECTION = SECTION[: SECTION.find("\n## ", 1)] if "\n## " in SECTION[1:] else SECTION
@@ -137,7 +137,7 @@ def test_agtool_never_imports_grader():
 
 
 def test_the_lab_reaches_the_student_module_only_through_its_named_place():
-    """The agtool/ row's rule is the one tests/test_lesson_on_top.py reads off the source."""
+    """The agtool/ row's rule is the one tests/lab/test_lesson_on_top.py reads off the source."""
     (row,) = [line for line in SECTION.splitlines() if line.startswith("| `agtool/`")]
     assert f"the student's `agtool/tools.py` only through `{NAMED_PLACE}`" in row.split("|")[3]
 

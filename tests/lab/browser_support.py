@@ -28,7 +28,7 @@ CHROMIUM_FLAGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-ARTIFACTS = Path(__file__).parent / "artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"  # tests/artifacts/, which git ignores
 SECONDS = 1000  # Playwright counts in milliseconds
 # The news announcement would pop up over the notebook; it is a plugin like any other.
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
@@ -80,7 +80,7 @@ def kernel_idle(url: str, notebook: str) -> bool:
     return any(s["path"].endswith(notebook) and s["kernel"]["execution_state"] == "idle" for s in sessions)
 
 
-# One for the module (tests/test_browser.py), not for the session: while Playwright's sync API is
+# One for the module (tests/lab/test_browser.py), not for the session: while Playwright's sync API is
 # open, the thread's asyncio loop counts as running, and every later anyio.run in that worker
 # refuses to start. The module's tests share a worker (conftest.py), so it closes before any other.
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from agtool import tools
 
 # Stage 1's own check of a refused table (imported under a name pytest does not collect twice).
-from tests.test_stage1_contract import test_check_table_refuses_a_mistake_naming_tool_and_field as assert_refused
+from tests.lesson.test_stage1_contract import test_check_table_refuses_a_mistake_naming_tool_and_field as assert_refused
 
 FILTER = {
     "type": "dict",

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.grader
 
 ROOT = Path(agtool.__file__).resolve().parents[1]
 REFERENCE = ROOT / "agtool" / "tools.py"
-TWIST = Path(__file__).parent / "submissions" / "hostile" / "floods_the_grader.py"
+TWIST = Path(__file__).resolve().parents[1] / "submissions" / "hostile" / "floods_the_grader.py"
 ATTACKED = {2, 3, 4, 5}
 GROWTH_MB = 64  # the README's bound: what the frames of one request may add to the grader's peak RSS
 

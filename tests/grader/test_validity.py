@@ -28,7 +28,7 @@ from grader.kit.local import LocalSession
 
 pytestmark = pytest.mark.grader
 
-SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 CORRECT = sorted(path.name for path in (SUBMISSIONS / "correct").glob("*.py"))
 BEGINNER = SUBMISSIONS / "beginner"
 BUGS = runpy.run_path(str(BEGINNER / "table.py"))["BUGS"]

@@ -25,9 +25,9 @@ from grader.kit.report import MAX_RESULTS_BYTES, results_json
 
 pytestmark = pytest.mark.grader
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
-SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 BROKEN = runpy.run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
 FULL = STAGE_POINTS
 
@@ -134,7 +134,7 @@ def test_the_graph_is_judged_by_its_walk_however_run_drives_it(drive, tmp_path):
     ],
 )
 def test_what_a_fn_or_a_graph_says_it_is_earns_nothing(twist, stage, fails, tmp_path):
-    """In-process, quick (tests/test_trust_boundary.py grades them in the sandbox): a dict spelled like the
+    """In-process, quick (tests/sandbox/test_trust_boundary.py grades them in the sandbox): a dict spelled like the
     channel's function marker is called and is no function; a graph is what build_graph() gives and run walks."""
     path = tmp_path / "tools.py"
     path.write_text(REFERENCE.read_text() + "\n\n" + (SUBMISSIONS / "hostile" / f"{twist}.py").read_text())

@@ -4,7 +4,7 @@ A non-root grader gets no uid of its own for its children (so no sweep by uid, n
 mount namespace): what holds is seccomp, Landlock, the process cap counted on the
 grader's own uid, and the budgets watched over each child's tree. Each twist here is
 graded by `python -m grader grade` running as a user of its own, and loses exactly the stages
-tests/test_trust_boundary.py's table says; the reference keeps 100; nothing of that user's
+tests/sandbox/test_trust_boundary.py's table says; the reference keeps 100; nothing of that user's
 outlives the grade.
 
 Such a user cannot read a Python under /root (pyenv's), so the grade runs on a system Python
@@ -23,7 +23,7 @@ import pytest
 
 import agtool
 from grader.instructor.sandbox.confine import Layers
-from tests.test_trust_boundary import CONTAINED, HOSTILE, cannot_contain
+from tests.sandbox.test_trust_boundary import CONTAINED, HOSTILE, cannot_contain
 
 pytestmark = pytest.mark.grader
 

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py").read_text()
 ROOT = Path(agtool.__file__).resolve().parents[1]
-HOSTILE = Path(__file__).parent / "submissions" / "hostile"
+HOSTILE = Path(__file__).resolve().parents[1] / "submissions" / "hostile"
 NO_RESULT_CHECK = REFERENCE + "\n\ndef check_result(name, value):\n    return None\n"  # loses stage 3
 STAGES = ["stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]
 HEADER = ["student", "final", "raw", "late", "override", "hours_late", *STAGES, "notes"]

@@ -19,7 +19,7 @@ import pytest
 from agtool import pickers, tools
 from tests import forked_python
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "agtool"
 STUDENT_MODULE = "agtool.tools"
 NAMED_PLACE = "agtool/student.py"

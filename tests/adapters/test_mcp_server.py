@@ -23,7 +23,7 @@ from tests import forked_python
 if TYPE_CHECKING:  # imported where first used: the MCP SDK takes 2 s of CPU, and every pytest-xdist
     from mcp import StdioServerParameters  # worker collects this file; one runs it (conftest.py)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds for one conversation: a hung server fails the test instead of the run
 
 # Appended to a copy of agtool/tools.py: the table the served module defines, bodies counted.

@@ -20,9 +20,9 @@ from grader.kit.probing import blocker, judged
 
 pytestmark = pytest.mark.grader
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
-SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 BROKEN = runpy.run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
 CHECKS = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
 

@@ -2,7 +2,7 @@
 
 The official SDKs run as they do against the real APIs, with an httpx2.MockTransport (the HTTP client both SDKs use)
 in place of the network: it answers each request with the next body in
-tests/recordings/ and keeps what the client sent, so both directions are checked
+tests/adapters/recordings/ and keeps what the client sent, so both directions are checked
 as the SDK parses and serializes them. Tool bodies are spies that count their runs.
 
 The SDKs type their parameters as TypedDicts; agtool.schema and agtool.providers build plain

@@ -12,7 +12,7 @@ import pytest
 import agtool
 from grader.__main__ import main
 from grader.instructor.classroom import lab_files, lab_hash
-from tests.browser_support import ARTIFACTS, chromium  # noqa: F401 (a fixture)
+from tests.lab.browser_support import ARTIFACTS, chromium  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.grader
 

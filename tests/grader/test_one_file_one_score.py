@@ -31,7 +31,7 @@ from grader.kit.report import for_student, results_json
 pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py")
-TWIST = Path(__file__).parent / "submissions" / "hostile" / "learns_from_failure.py"
+TWIST = Path(__file__).resolve().parents[1] / "submissions" / "hostile" / "learns_from_failure.py"
 EVERY_CHECK = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
 
 

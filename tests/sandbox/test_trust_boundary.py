@@ -25,7 +25,8 @@ from tests.sandboxing import SLOW_ATTACK_SECONDS, gone, ipc_objects, sandbox_pro
 pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py")
-HOSTILE = Path(__file__).parent / "submissions" / "hostile"
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
+HOSTILE = SUBMISSIONS / "hostile"
 LIMITS = Limits(answer_seconds=1, stage_seconds=60)  # a hang costs 1 s; an honest answer, milliseconds
 ALL = (1, 2, 3, 4, 5, 6)
 LATER = (2, 3, 4, 5, 6)
@@ -39,7 +40,7 @@ CONTAINED = {
     "ignores_signals": ((4,), "no answer within 1 s: an infinite loop?"),
     "memory_bomb": ((5,), "no answer within 1 s"),
     "output_flood": ((1,), "wrote more than 16 MB of output"),
-    "floods_the_grader": ((2, 3, 4, 5), "the answer was over"),  # raw frames; tests/test_grader_memory.py
+    "floods_the_grader": ((2, 3, 4, 5), "the answer was over"),  # raw frames; tests/sandbox/test_grader_memory.py
     "always_equal": ((2,), ""),
     "tamper_grader": (ALL, ""),  # it breaks the child-side runner it patched: its own loss
     "segfault": ((6,), "segmentation fault"),
@@ -250,7 +251,7 @@ def test_tampering_with_the_grader_gains_nothing(tmp_path):
 
 # ── the sandbox grades as the in-process session does ────────────────────────
 
-BROKEN = __import__("runpy").run_path(str(Path(__file__).parent / "submissions" / "broken" / "table.py"))["BROKEN"]
+BROKEN = __import__("runpy").run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))

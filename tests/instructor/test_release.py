@@ -724,7 +724,7 @@ def test_the_kits_self_check_and_the_grade_agree_on_every_module_of_the_corpus(k
     the kit runs the student's own earlier stages (its notebooks say so), the grade trusted ones."""
     from grader.kit.grading import grade
     from grader.kit.local import LocalSession
-    from tests.test_validity import BUGS, fixed
+    from tests.grader.test_validity import BUGS, fixed
 
     (tmp_path / "fixed").mkdir()
     paths = sorted(str(path) for folder in ("correct", "beginner") for path in (SUBMISSIONS / folder).glob("*.py"))

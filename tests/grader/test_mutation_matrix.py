@@ -17,7 +17,7 @@ pytestmark = pytest.mark.grader
 SEEDS = (0, 7, 91)
 MATRIX = [
     mutant
-    for path in sorted((Path(__file__).parent / "mutants").glob("stage*.py"))
+    for path in sorted((Path(__file__).resolve().parents[1] / "mutants").glob("stage*.py"))
     for mutant in importlib.import_module(f"tests.mutants.{path.stem}").MUTANTS
 ]
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from jupyter_client import KernelManager
 
 from tests import forked_python
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def root_conftest(config):
@@ -29,11 +30,11 @@ def test_a_notebooks_cells_go_to_one_worker_and_other_tests_each_alone(pytestcon
     work_unit = root_conftest(pytestconfig).work_unit
     cells = {work_unit(f"notebooks/04_door.ipynb::Cell {n}") for n in range(12)}
     assert cells == {"notebooks/04_door.ipynb"}
-    assert work_unit("tests/browser/panel_demo.ipynb::Cell 0") == "tests/browser/panel_demo.ipynb"
+    assert work_unit("tests/lab/browser/panel_demo.ipynb::Cell 0") == "tests/lab/browser/panel_demo.ipynb"
     ordinary = [
-        "tests/test_classroom.py::test_a",
-        "tests/test_classroom.py::test_b",
-        "tests/test_stage3_check_result.py::test_never_raises[nan]",
+        "tests/instructor/test_classroom.py::test_a",
+        "tests/instructor/test_classroom.py::test_b",
+        "tests/lesson/test_stage3_check_result.py::test_never_raises[nan]",
     ]
     assert [work_unit(nodeid) for nodeid in ordinary] == ordinary
 
@@ -71,7 +72,7 @@ def test_ruff_skips_the_template_the_submissions_and_the_notebooks():
         check=True,
     ).stdout.splitlines()
     linted = [Path(line).resolve().relative_to(ROOT).as_posix() for line in listed if line.strip()]
-    assert "tests/test_suite_setup.py" in linted
+    assert "tests/project/test_suite_setup.py" in linted
     skipped = ("grader/instructor/kit_template/", "tests/submissions/", "notebooks/")
     assert not [path for path in linted if path.startswith(skipped)]
     assert list((ROOT / "tests" / "submissions").rglob("*.py")) and list((ROOT / "notebooks").glob("*.ipynb"))
@@ -144,12 +145,12 @@ print(len(names)); print("\\n".join(failed))
 @pytest.mark.parametrize(
     "path",
     [
-        "tests/test_mutation_tool.py",
-        "tests/test_providers.py",
-        "tests/test_browser.py",
-        "tests/test_release.py",
-        "tests/test_bench.py",
-        "tests/test_mcp_server.py",
+        "tests/grader/test_mutation_tool.py",
+        "tests/adapters/test_providers.py",
+        "tests/lab/test_browser.py",
+        "tests/instructor/test_release.py",
+        "tests/lab/test_door_speed.py",
+        "tests/adapters/test_mcp_server.py",
     ],
 )
 def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestconfig, path):
@@ -162,9 +163,9 @@ def test_the_tests_of_a_file_that_share_something_dear_share_one_worker(pytestco
     ("module", "dear"),
     [
         # every worker collects every file; the SDKs are imported by the one worker that runs the tests
-        ("tests.test_providers", ["anthropic", "openai"]),
-        ("tests.test_bench", ["agtool.door_speed", "langchain_core.tools"]),
-        ("tests.test_mcp_server", ["mcp", "agtool.mcp_server"]),
+        ("tests.adapters.test_providers", ["anthropic", "openai"]),
+        ("tests.lab.test_door_speed", ["agtool.door_speed", "langchain_core.tools"]),
+        ("tests.adapters.test_mcp_server", ["mcp", "agtool.mcp_server"]),
         # xdist's controller loads the fixtures' conftest too, and runs no test
         ("tests.conftest", ["agtool.tools", "grader.kit.boundary.spies"]),
     ],
@@ -239,3 +240,25 @@ def test_a_forked_kernel_ends_with_the_process_jupyter_client_started(kernel):
     while os.path.exists(f"/proc/{forked}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{forked}")
+
+
+def test_a_stages_marker_runs_the_grader_checks_of_that_stage_too():
+    """`pytest -m stage4` collects the reference's stage-4 tests and the grader's tests about stage 4
+    (its checks, its mutants), and no grader test about another stage."""
+    files = [
+        "tests/lesson/test_stage4_door.py",
+        "tests/grader/test_public_probes.py",
+        "tests/grader/test_mutation_matrix.py",
+    ]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-m", "stage4", *files],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout.splitlines()
+    ids = [line for line in collected if "::" in line]
+    assert any(line.startswith("tests/lesson/test_stage4_door.py::") for line in ids)
+    assert any("test_public_probes.py::" in line and "[4.1]" in line for line in ids)
+    assert any("test_mutation_matrix.py::" in line and "door" in line for line in ids)
+    assert not any(re.search(r"\[[1235689]\.\d+\]", line) for line in ids), ids

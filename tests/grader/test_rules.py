@@ -18,7 +18,7 @@ from agtool.syllabus import STAGES
 from grader.instructor import rule_text
 from grader.kit.checks import CHECKLISTS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHECKS = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
 
 
