@@ -151,6 +151,18 @@ def test_the_kit_reaches_the_instructor_only_through_its_trusted_hook():
     assert reaching == {"grader/kit/oracle_access.py"}
 
 
+def test_the_process_boundary_imports_no_judge():
+    """The boundary's row: of the grader, only itself and the kit modules the row names."""
+    (row,) = [line for line in SECTION.splitlines() if line.startswith("| `grader/kit/boundary/`")]
+    allowed = {path[: -len(".py")].replace("/", ".") for path in re.findall(r"`(grader/kit/\w+\.py)`", row)}
+    assert allowed == {"grader.kit.errors", "grader.kit.intake"}
+    for path in sorted((ROOT / "grader" / "kit" / "boundary").glob("*.py")):
+        reaching = {
+            name for name in imported(path) if within(name, "grader") and not within(name, "grader.kit.boundary")
+        }
+        assert reaching <= allowed, (path.relative_to(ROOT), reaching - allowed)
+
+
 def test_the_child_preloads_what_the_map_says():
     """The sandboxed child's row names what the zygote preloads: each of them is in PRELOAD."""
     zygote = ROOT / "grader" / "instructor" / "sandbox" / "zygote.py"
