@@ -78,7 +78,9 @@ def check(stage: int, path: str | None = None, seed: int = 0) -> CheckReport:
     if not public.FILE.exists():
         return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
     return CheckReport(
-        grade(path, LocalSession, stages=(stage,), probes=public.load()), note=public_note(stage), replay=replay
+        grade(path, LocalSession, stages=(stage,), probes=public.load(stages=(stage,))),
+        note=public_note(stage),
+        replay=replay,
     )
 
 
