@@ -1,6 +1,23 @@
-"""python -m grader.bench: grading a class against executing the notebooks (grader/instructor/grading_speed.py)."""
+"""python -m grader.bench: grading a class against executing the notebooks (grader/instructor/grading_speed.py).
 
-from grader.instructor.grading_speed import main
+`python -m grader.bench --first-check [--rounds N ...]`: how long a student waits for check(N)
+instead (grader/instructor/check_speed.py).
+"""
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--first-check" in argv:
+        from grader.instructor import check_speed
+
+        check_speed.main([arg for arg in argv if arg != "--first-check"])
+    else:
+        from grader.instructor import grading_speed
+
+        grading_speed.main()
+
 
 if __name__ == "__main__":
     main()

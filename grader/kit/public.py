@@ -12,6 +12,7 @@ that counts draws hidden random cases (`python -m grader grade`).
 import dataclasses
 import importlib
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -78,16 +79,18 @@ def release_text() -> str:
     return dumps(draw_probes([check for checklist in CHECKLISTS.values() for check in checklist.checks]))
 
 
-def load(path: Path = FILE) -> dict[str, list[tuple[Any, Any]]]:
-    return loads(path.read_text(encoding="utf-8"))
+def load(path: Path = FILE, stages: Collection[int] | None = None) -> dict[str, list[tuple[Any, Any]]]:
+    return loads(path.read_text(encoding="utf-8"), stages)
 
 
-def loads(text: str) -> dict[str, list[tuple[Any, Any]]]:
-    """label -> [(case, expected)], from what release_text wrote."""
+def loads(text: str, stages: Collection[int] | None = None) -> dict[str, list[tuple[Any, Any]]]:
+    """label -> [(case, expected)], from what release_text wrote; of the checks of `stages` alone if
+    given (a case names its stage's module, which the other stages' cases would import too)."""
     stored = json.loads(text)
     return {
         label: [(case_from_json(entry["case"]), entry["expected"]) for entry in entries]
         for label, entries in stored.items()
+        if stages is None or int(label.partition(".")[0]) in stages
     }
 
 

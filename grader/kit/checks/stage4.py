@@ -379,7 +379,12 @@ def cases(d, body: str, paths: tuple[str, ...]) -> Case:
 
 
 _ANY_BODY = st.sampled_from(["good", "bad result", "raise"])
-_ALL_PATHS = ("ok", "unknown tool", "args not a dict", "bad args")  # every door path (tests/grader/test_grader_oracle.py)
+_ALL_PATHS = (
+    "ok",
+    "unknown tool",
+    "args not a dict",
+    "bad args",
+)  # every door path (tests/grader/test_grader_oracle.py)
 
 
 # ── the lesson's incidents and every rule's edge, tried under every seed ─────
