@@ -22,7 +22,7 @@ from grader.kit.intake import NotASubmission, Submission, read_submission
 from grader.kit.local import LocalSession
 from grader.kit.report import check_command, html_table, text_table
 
-CHECK_SCALE = 0.5  # check() draws half the grader's cases: under a second the first time (python -m grader.bench --first-check)
+CHECK_SCALE = 0.5  # check() draws half the grader's cases: under a second the first time (bench --first-check)
 
 
 @dataclass(frozen=True)
