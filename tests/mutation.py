@@ -25,11 +25,18 @@ class Mutant:
     fails: frozenset  # the labels of the checks that must fail, and no others
 
     def source(self) -> str:
-        reference = REFERENCE.read_text()
-        count = reference.count(self.old)
+        return edited(f"mutant {self.rule!r}", (self.old, self.new))
+
+
+def edited(what: str, *edits: tuple[str, str]) -> str:
+    """The reference with each (old, new) edit made; old must occur exactly once (else the edit names `what`)."""
+    text = REFERENCE.read_text()
+    for old, new in edits:
+        count = text.count(old)
         if count != 1:
-            raise AssertionError(f"mutant {self.rule!r}: {self.old!r} occurs {count} times in tools.py")
-        return reference.replace(self.old, self.new)
+            raise AssertionError(f"{what}: {old!r} occurs {count} times in tools.py")
+        text = text.replace(old, new)
+    return text
 
 
 def mutant(rule: str, old: str, new: str, *fails: str) -> Mutant:

@@ -17,7 +17,7 @@ import pytest
 
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
-from tests.mutation import REFERENCE
+from tests.mutation import edited
 
 pytestmark = [pytest.mark.grader, pytest.mark.stage5]
 
@@ -40,11 +40,7 @@ class Variant:
     edits: tuple[tuple[str, str], ...]
 
     def source(self) -> str:
-        text = REFERENCE.read_text()
-        for old, new in self.edits:
-            assert text.count(old) == 1, f"{self.choice}: {old!r} occurs {text.count(old)} times in tools.py"
-            text = text.replace(old, new)
-        return text
+        return edited(self.choice, *self.edits)
 
     def write(self, folder: Path) -> Path:
         path = folder / "tools.py"

@@ -12,7 +12,7 @@ import pytest
 
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
-from tests.mutation import REFERENCE
+from tests.mutation import edited
 
 pytestmark = pytest.mark.grader
 
@@ -27,11 +27,7 @@ class Variant:
     says: str = ""  # what the first failing check's feedback must say
 
     def source(self) -> str:
-        text = REFERENCE.read_text()
-        for old, new in self.edits:
-            assert text.count(old) == 1, f"{self.rule}: {old!r} occurs {text.count(old)} times"
-            text = text.replace(old, new)
-        return text
+        return edited(self.rule, *self.edits)
 
 
 def variant(rule: str, *edits: tuple, fails: tuple = (), says: str = "") -> Variant:
