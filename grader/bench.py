@@ -9,6 +9,8 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
+    # Each bench imports its own alone: the class bench forks its graders, and the first-check
+    # bench times imports in fresh kernels; neither should carry the other's modules.
     if "--first-check" in argv:
         from grader.instructor import check_speed
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agtool.syllabus import STAGES
+from grader.instructor import release
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST = 1.5  # the first check(N) in a fresh kernel, seconds
@@ -46,8 +47,6 @@ class Row:
 
 def write_finished_kit(folder: Path) -> Path:
     """A released kit in `folder` whose student has written everything (the reference's tools.py)."""
-    from grader.instructor import release
-
     release.write_kit(release.kit_files(), folder, force=True)
     shutil.copy(ROOT / release.STUDENT_MODULE, folder / release.STUDENT_MODULE)
     return folder

@@ -9,10 +9,16 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from grader.kit.intake import Submission
+from grader.instructor.confined import grade_confined  # each stage in a confined child
+from grader.instructor.outputs import file_problem
+from grader.instructor.sandbox.confine import Layers
+from grader.instructor.sandbox.session import warm
+from grader.kit.checks import CHECKLISTS
+from grader.kit.errors import GraderError
+from grader.kit.grading import not_graded
+from grader.kit.intake import NotASubmission, Submission, read_submission
+from grader.kit.report import Audience, feedback_markdown, write_feedback, write_results
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -33,10 +39,6 @@ def grade_command(parser: argparse.ArgumentParser) -> Runner:
 
 def run_grade(args: argparse.Namespace) -> int:
     """Grade one submission; exit 0 when grading completed, whatever the score, 2 on bad input."""
-    from grader.instructor.outputs import file_problem
-    from grader.kit.checks import CHECKLISTS
-    from grader.kit.intake import NotASubmission, read_submission
-
     real = os.path.realpath(args.path)  # the instructor's own link is fine; the sandbox copies the file itself
     try:
         submission = read_submission(real, shown=args.path)  # the grade's one read: every stage gets these bytes
@@ -52,14 +54,7 @@ def run_grade(args: argparse.Namespace) -> int:
     return _grade(args, submission)
 
 
-def _grade(args: argparse.Namespace, submission: "Submission") -> int:
-    from grader.instructor.confined import grade_confined  # each stage in a confined child
-    from grader.instructor.sandbox.confine import Layers
-    from grader.instructor.sandbox.session import warm
-    from grader.kit.errors import GraderError
-    from grader.kit.grading import not_graded
-    from grader.kit.report import Audience, feedback_markdown, write_feedback, write_results
-
+def _grade(args: argparse.Namespace, submission: Submission) -> int:
     layers = Layers.here()
     gaps = layers.missing()
     print(layers.describe() + "".join(f"\n  missing: {gap}" for gap in gaps), file=sys.stderr)
