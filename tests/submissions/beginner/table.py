@@ -5,7 +5,7 @@ the kit it breaks; `old` is an exact substring of the module, found once, and `n
 edit that makes that one bug right. A fix that needs several edits gives `old` and `new` as tuples
 of the same length, applied pair by pair. With all its fixes applied a module is correct: it must
 score 100. With every fix but one applied it must lose points in that bug's stage, and in no other.
-How the modules and this table were made: README.md. tests/test_validity.py judges them.
+How the modules and this table were made: README.md. tests/grader/test_validity.py judges them.
 
 Only bugs against a rule the kit states are here. What the reviewers called taste, or a rule the kit
 leaves open, is a comment under its module and has no fix: the grader must not take points for it.
