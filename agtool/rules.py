@@ -211,7 +211,8 @@ RULES: dict[str, Rule] = {
         "call_memo",
         "A hit equals the envelope it remembers and is never the same object, so a caller who changes a returned "
         "value cannot change what a later hit returns. call_memo never raises: a value JSON cannot hold exactly "
-        "(a set, a tuple, a key 1, a list that holds itself) is not remembered, or remembered exactly.",
+        "(a set, a tuple, a key 1, a list that holds itself, an int of over 4,300 digits) is not remembered, or "
+        "remembered exactly.",
         example=("Which of the two you choose is not judged: the body may run again, or a hit may equal the envelope."),
     ),
     "6.1": Rule(

@@ -449,8 +449,8 @@ def call_memo(name: str, args: dict, memo: dict) -> dict:
     - 5.5 Only ok envelopes are remembered.
     - 5.6 A hit equals the envelope it remembers and is never the same object, so a caller who
       changes a returned value cannot change what a later hit returns. call_memo never raises: a
-      value JSON cannot hold exactly (a set, a tuple, a key 1, a list that holds itself) is not
-      remembered, or remembered exactly.
+      value JSON cannot hold exactly (a set, a tuple, a key 1, a list that holds itself, an int
+      of over 4,300 digits) is not remembered, or remembered exactly.
     """
     # BEGIN SOLUTION
     key = memo_key(name, args)

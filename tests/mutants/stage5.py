@@ -41,10 +41,11 @@ MUTANTS = [
         "    if kind is float:\n        return True\n",
         "5.3",
     ),
-    mutant(
+    mutant(  # and raises where json.dumps does: an int of over 4,300 digits
         "memo key for any args json.dumps takes",
         "if not isinstance(name, str) or not is_json(args):",
         "if not isinstance(name, str):",
+        "5.2",
         "5.3",
     ),
     mutant(  # a name that is no str may get a key, but not the key of another name: str(5) is "5"
@@ -52,6 +53,13 @@ MUTANTS = [
         "if not isinstance(name, str) or not is_json(args):",
         "if not is_json(args):",
         "5.2",
+    ),
+    mutant(  # json.dumps then raises on a value of 4,301 digits, in call_memo and memo_key alike
+        "is_json holds every int",
+        "return value.bit_length() <= MAX_INT_BITS",
+        "return True",
+        "5.2",
+        "5.6",
     ),
     mutant(
         "no memo key for an int of 14,000 bits",

@@ -212,6 +212,7 @@ _ODD: tuple[Any, ...] = (
     draw.NAN,
     [{"$tuple": []}],
     {"deep": [{"$set": []}]},
+    {"$power": [10, 4300]},
 )
 _ODD_WORDS = (
     ("$set", "a set"),
@@ -288,7 +289,7 @@ def no_key_allowed(name, args) -> str:
         return "a name that is not a str"
     if type(args) is not dict:
         return "args that are not a dict"
-    if any(type(leaf) is int and leaf.bit_length() > MAX_INT_BITS for leaf in _leaves(args)):
+    if any(type(leaf) is int and leaf.bit_length() > MAX_INT_BITS for leaf in _leaves(values.decode(args))):
         return f"an int of more than {MAX_INT_BITS:,} bits"
     return ""
 
@@ -637,6 +638,8 @@ INCIDENTS = {
                 (["t"], {"x": 1}, "['t']", {"x": 1}),
                 ("t", {"x": 2**MAX_INT_BITS}, "t", {"x": 2**MAX_INT_BITS + 1}),
                 ("t", {"x": [BIG]}, "t", {"x": [-BIG]}),
+                # 4,301 and 4,302 digits: json.dumps raises (no key is needed, but memo_key never raises)
+                ("t", {"x": {"$power": [10, 4300]}}, "t", {"x": {"$power": [10, 4301]}}),
             )
         ),
     ),
@@ -678,6 +681,7 @@ INCIDENTS = {
             ("by_bay", {"$intkeys": [[1, 5]]}),
             ("log", {"$cycle": ["started"]}),
             ("score", draw.NAN),
+            ("count", {"$power": [10, 4300]}),  # json.dumps raises ValueError: over 4,300 digits
         )
     ),
 }
@@ -769,7 +773,7 @@ def failures_are_not_remembered():
     compare=functools.partial(compare, runs="none"),
 )
 def changes_do_not_leak():
-    """a hit equals the envelope it remembers, never the same object, even for a value JSON cannot hold exactly (a set, a tuple, a key 1, a list that holds itself); call_memo never raises
+    """a hit equals the envelope it remembers, never the same object, even for a value JSON cannot hold exactly (a set, a tuple, a key 1, a list that holds itself, an int of 4,301 digits); call_memo never raises
 
     Store a copy (json.dumps the envelope) and hand out a fresh copy on every hit: a caller who changes
     a returned value must not change the memo. Remember an envelope only when is_json holds its value,
