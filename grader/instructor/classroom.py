@@ -84,7 +84,9 @@ class UsageError(Exception):
 
 
 @dataclass(frozen=True)
-class Submission:
+class HandedIn:
+    """What one student handed in, as found in DIR (intake.Submission is the file as read)."""
+
     student: str
     path: Path  # a regular file inside the student's own entry, symlinks resolved
     read: intake.Submission  # the file as read, once, when it was found: what is graded, stamped and compared
@@ -113,7 +115,7 @@ class Row:
 # ── finding the submissions ──────────────────────────────────────────────────
 
 
-def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
+def find_submissions(folder: Path) -> tuple[list[HandedIn], dict[str, str]]:
     """(the submissions in folder, sorted by student; entry -> why, for entries not graded)."""
     if not folder.is_dir():
         raise UsageError(
@@ -134,7 +136,7 @@ def find_submissions(folder: Path) -> tuple[list[Submission], dict[str, str]]:
                     f"DIR {str(folder)!r} holds both {student}.py and {student}/: keep one submission per student"
                 )
             read = read_submission(str(path), _shown(path, folder))
-            submissions[student] = Submission(student, path, read, folder, path.stat().st_mtime)
+            submissions[student] = HandedIn(student, path, read, folder, path.stat().st_mtime)
         except NotASubmission as refusal:
             refused[student] = str(refusal)
     if not submissions and not refused:
@@ -188,7 +190,7 @@ LAB = Path(__file__).resolve().parents[2]
 GRADE_PACKAGES = ("hypothesis", "langgraph", "langchain-core", "jsonschema")
 
 
-def stamp(submission: Submission, seed: int) -> dict:
+def stamp(submission: HandedIn, seed: int) -> dict:
     """What a student's results depend on: seed, submission and the lab (lab_hash)."""
     return {"seed": seed, "submission": submission.digest, "lab": _lab_hash()}
 
@@ -231,7 +233,7 @@ def student_folder(out: Path, student: str) -> Path:
     return out / STUDENTS / student
 
 
-def graded_row(submission: Submission, seed: int, out: Path) -> Row | None:
+def graded_row(submission: HandedIn, seed: int, out: Path) -> Row | None:
     """The student's row from OUT, if their results there are for this very stamp; else None."""
     folder = student_folder(out, submission.student)
     try:
@@ -259,7 +261,7 @@ def row_of(student: str, results: dict, record: dict) -> Row:
     return Row(student, results["score"], stages, checks, failed, broken, float(record["modified"]))
 
 
-def grade_student(submission: Submission, seed: int, out: Path) -> Row:
+def grade_student(submission: HandedIn, seed: int, out: Path) -> Row:
     """Grade one student and write their folder in OUT; graded.json (the stamp) goes last."""
     result = grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out)))
     folder = student_folder(out, submission.student)
@@ -374,7 +376,7 @@ def write_outputs(
     roster: dict | None,
     before: dict[str, str] | None,
     report: bool,
-    compared: list[Submission] | None = None,
+    compared: list[HandedIn] | None = None,
     kept_aside: str | None = None,
 ) -> list[str]:
     """Every file for the instructor, from the graded rows and who was not graded; returns what to say.
@@ -415,7 +417,7 @@ SIMILAR = 0.6  # the share of a student's own code (the starter's and the class'
 SHOWN_LINES = 12  # shared lines quoted per pair
 
 
-def similar(submissions: list[Submission], rows: list[Row]) -> list[Shared]:
+def similar(submissions: list[HandedIn], rows: list[Row]) -> list[Shared]:
     """Pairs of graded students whose solutions are alike, each with a few of the lines they share."""
     # Imported here: copydetect loads matplotlib's pyplot (0.5 s, 1.5 s on a loaded machine), and
     # release needs nbformat; a class run without --similar needs neither.
@@ -436,7 +438,7 @@ def similar(submissions: list[Submission], rows: list[Row]) -> list[Shared]:
 
 
 def write_report(
-    out: Path, rows: list[Row], lines: list[Line], not_graded: dict[str, str], submissions: list[Submission] | None
+    out: Path, rows: list[Row], lines: list[Line], not_graded: dict[str, str], submissions: list[HandedIn] | None
 ) -> None:
     """report.html; with submissions (--similar), the similar pairs among them too."""
     finals = {line.student: line.final for line in lines}
@@ -462,7 +464,7 @@ def write_report(
 
 
 def _grade_pending(
-    pending: list[Submission],
+    pending: list[HandedIn],
     seed: int,
     out: Path,
     jobs: int,
@@ -497,7 +499,7 @@ def _grade_pending(
                     )
 
 
-def _run_pool(queue: deque[Submission], jobs: int, seed: int, out: Path, done) -> list[Submission]:
+def _run_pool(queue: deque[HandedIn], jobs: int, seed: int, out: Path, done) -> list[HandedIn]:
     """Grade from queue in a fresh pool, `jobs` students in flight at most, until queue is empty
     (returns []) or a worker dies (returns the students that were in flight: they are suspects,
     and only they, since nothing else had been handed to the pool)."""
