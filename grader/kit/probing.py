@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import functools
 import inspect
+import pickle
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -107,7 +108,7 @@ class Check:
         return RULES[self.label]
 
     def judge(self, case: Any, observation: dict) -> Mismatch | None:
-        return self.compare(case, self.expect(case), observation)
+        return self.compare(case, expected(self, case), observation)
 
 
 def without_oracle(judge: Callable[[Any, dict], Mismatch | None]) -> dict:
@@ -360,12 +361,38 @@ def _drawn(
 
 def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
     """Draw every check's random cases now, as a submission that passes them all has them drawn,
-    so that run_check replays them (see _drawn). A process that forks graders (class's pool
-    workers) calls this first: its workers inherit the draws instead of each making them."""
+    so that run_check replays them (see _drawn), and work out what a correct module gives for each
+    of them and for the fixed ones (see expected). A process that forks graders (class's pool
+    workers) calls this first, while its sandbox's zygote boots: its workers inherit both instead
+    of each making them again, student after student."""
     for check in checks:
         key = (check.label, check.cases, seed, scale)
         if key not in _PASSED_DRAWS:
             _PASSED_DRAWS[key] = _every_case(check, seed, scale, lambda case: None)  # every case passes
+        for case in (*check.always, *_PASSED_DRAWS[key]):
+            _expect_ahead(check, case)
+
+
+# (check label, id of a case) -> (the case, what check.expect gives for it, pickled): see expected().
+_EXPECTED: dict[tuple[str, int], tuple[Any, bytes]] = {}
+
+
+def expected(check: Check, case: Any) -> Any:
+    """What a correct module gives for the case (check.expect): worked out ahead for the cases every
+    student of a class meets (draw_ahead), else here. The oracle's answer depends on the case alone,
+    so the copy kept ahead is the answer; it is kept pickled, and each judge gets its own copy, which
+    it may change without changing the next student's."""
+    kept = _EXPECTED.get((check.label, id(case)))
+    if kept is not None and kept[0] is case:  # the case itself is kept too: its id names no other object
+        return pickle.loads(kept[1])
+    return check.expect(case)
+
+
+def _expect_ahead(check: Check, case: Any) -> None:
+    try:
+        _EXPECTED[(check.label, id(case))] = (case, pickle.dumps(check.expect(case), pickle.HIGHEST_PROTOCOL))
+    except Exception:  # the oracle chokes on it, or its answer does not pickle: worked out for each student
+        pass
 
 
 def _every_case(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> tuple[Any, ...]:
