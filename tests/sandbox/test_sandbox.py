@@ -421,6 +421,19 @@ def test_the_layers_say_what_this_machine_lacks():
     assert "signal scoping" in " ".join(Layers(drop_user=True, seccomp=True, landlock=5).missing())
 
 
+@pytest.mark.source("""
+    import threading
+    def threads():
+        return threading.active_count()
+""")
+def test_every_child_forks_from_a_zygote_of_one_thread(box):
+    # The zygote runs a LangGraph graph before its first fork (zygote._warm_langgraph): a thread left
+    # by that would be missing from every fork, and any lock it held would stay held there forever.
+    zygote = box._zygote.process.pid
+    assert os.listdir(f"/proc/{zygote}/task") == [str(zygote)]
+    assert call(box, "threads")["value"] == 1
+
+
 def test_the_grader_package_of_the_repository_is_what_the_zygote_imports():
     # The zygote is started with PYTHONPATH at this very checkout: a kit or another
     # install beside it cannot lend it different code.

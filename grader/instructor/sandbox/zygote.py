@@ -93,6 +93,7 @@ def main() -> None:
         for name in PRELOAD:
             importlib.import_module(name)
         _prepare_confinement()
+        _warm_langgraph()
         gc.collect()
         gc.freeze()  # what every child shares stays shared (no copy on write by the collector)
         _serve(socket.socket(fileno=int(sys.argv[1])), links, sweeper, lease)
@@ -118,6 +119,41 @@ def _prepare_confinement() -> None:
     confine.readable_paths()
     if seccomp.available() is None:
         seccomp.program()
+
+
+def _warm_langgraph() -> None:
+    """Compile and run a small graph of the lab's shape once, so that every child forks with what
+    LangGraph builds lazily on a first compile and a first run (a fifth of a stage-6 child's first
+    answer). Nothing of the lab's: the graph is this one, and LangGraph's sync run leaves no thread
+    (a thread left here would make every fork unsafe: tests/sandbox look for one)."""
+    from dataclasses import dataclass
+    from typing import TypedDict
+
+    from langgraph.graph import END, StateGraph
+    from langgraph.runtime import Runtime
+
+    class State(TypedDict, total=False):
+        count: int
+        path: list
+
+    @dataclass
+    class Context:
+        limit: int = 1
+
+    def step(state: State, runtime: Runtime[Context]) -> dict:
+        return {"count": state.get("count", 0) + 1, "path": [*state.get("path", []), "step"]}
+
+    def after(state: State, runtime: Runtime[Context]) -> str:
+        return END if state["count"] >= runtime.context.limit else "step"
+
+    graph = StateGraph(State, context_schema=Context)
+    graph.add_node("step", step)
+    graph.set_entry_point("step")
+    graph.add_conditional_edges("step", after, ["step", END])
+    compiled = graph.compile()
+    compiled.invoke({}, config={"recursion_limit": 5}, context=Context(limit=2))
+    for _ in compiled.stream({}, stream_mode=["values", "updates"], context=Context()):
+        pass
 
 
 def _serve(
