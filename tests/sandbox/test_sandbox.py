@@ -4,9 +4,11 @@ Everything that runs in the child is a submission's: each test writes a tools.py
 functions do what a hostile student would, and calls them through a real SandboxSession.
 """
 
+import json
 import math
 import os
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import grader as grader_package
 from grader.instructor.sandbox import landlock
 from grader.instructor.sandbox import session as session_module
 from grader.instructor.sandbox.confine import Layers
+from grader.kit.boundary import channel
 from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
 from tests.sandboxing import call, gone, sandbox_processes, session, submission, uid_of
 
@@ -41,6 +44,50 @@ def box(tmp_path, request):
 
 
 # ── the channel ──────────────────────────────────────────────────────────────
+
+
+def _frames(data: bytes) -> list:
+    found = []
+    while data:
+        (size,) = channel.FRAME.unpack(data[: channel.FRAME.size])
+        found.append(json.loads(data[channel.FRAME.size : channel.FRAME.size + size]))
+        data = data[channel.FRAME.size + size :]
+    return found
+
+
+def test_a_requests_frames_reach_the_grader_in_one_write_and_a_body_run_is_asked_at_once(monkeypatch):
+    # One wake-up of the grader a request, not one a frame (most of what a small request costs); but
+    # nothing the grader must answer is held back: a body run goes at once, with the frames before it.
+    class Child:
+        def __init__(self, path, bind, body, code):
+            self.body = body
+
+        def answer(self, request, emit):
+            emit({"value": 1})
+            emit({"value": 2})
+            emit({"value": self.body("t")})
+
+    real_write, writes = os.write, []
+
+    def write(fd, data):
+        if threading.current_thread() is not threading.main_thread():
+            writes.append(bytes(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(channel.os, "write", write)
+    requests, to_child = os.pipe()
+    from_child, answers = os.pipe()
+    child = threading.Thread(target=channel.serve, args=(Child, "", None, requests, answers))
+    child.start()
+    try:
+        real_write(to_child, channel.frame({"calls": [{}, {}, {}]}))
+        assert _frames(os.read(from_child, 1 << 16)) == [{"value": 1}, {"value": 2}, {"body": "t"}]
+        real_write(to_child, channel.frame("three"))
+        assert _frames(os.read(from_child, 1 << 16)) == [{"value": "three"}]
+    finally:
+        os.close(to_child)
+        child.join(10)
+    assert [_frames(each) for each in writes] == [[{"value": 1}, {"value": 2}, {"body": "t"}], [{"value": "three"}]]
 
 
 @pytest.mark.source("""

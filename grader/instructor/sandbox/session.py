@@ -315,6 +315,7 @@ class SandboxSession:
                 raise self._death_or(ChannelBroken("the submission's process sent more outcomes than it was asked for"))
             self._write(frame(exchange.for_child), deadline)
             while not exchange.done:
+                self._in_time(deadline)  # however fast the child's frames come
                 message = self._read_frame(deadline)
                 if type(message) is dict and message.keys() == {"body"}:
                     self._write(frame(exchange.body(message["body"])), deadline)
@@ -374,23 +375,26 @@ class SandboxSession:
             raise ChannelBroken(channel.refused(f"{channel.MAX_FRAME_DEPTH} lists or dicts deep"))
         return message
 
+    # Both try the pipe first and wait only when it is not ready: a child writes a request's frames
+    # together (channel.serve), so after the first, each is there already and costs a read, not a
+    # select() and a read. The clock is still read before each frame (request()), and the frames of
+    # one request are bounded (the Exchange's limits).
     def _write(self, data: bytes, deadline: float) -> None:
         while data:
-            self._wait(deadline, write=True)
             try:
                 data = data[os.write(self._to_child, data) :]
             except BlockingIOError:
-                continue
+                self._wait(deadline, write=True)
             except BrokenPipeError:
                 raise self._death_or(ChannelBroken("the submission closed the grader's channel")) from None
 
     def _read(self, size: int, deadline: float) -> bytes:
         chunks, left = [], size
         while left:
-            self._wait(deadline, write=False)
             try:
                 chunk = os.read(self._from_child, min(left, MB))
             except BlockingIOError:
+                self._wait(deadline, write=False)
                 continue
             if not chunk:
                 raise self._death_or(ChannelBroken("the submission closed the grader's channel"))
@@ -407,16 +411,20 @@ class SandboxSession:
         pipe = self._to_child if write else self._from_child
         readable, writable = ([self._exited], [pipe]) if write else ([pipe, self._exited], [])
         while True:
-            self._budget.check()  # at most every budget.EVERY seconds: cheap in between
-            now = time.monotonic()
-            if now >= deadline:
-                break
+            now = self._in_time(deadline)
             timeout = min(deadline, self._budget.next_check) - now
             ready_r, ready_w, _ = select.select(readable, writable, [], max(0.0, timeout))
             if pipe in ready_r or pipe in ready_w:
                 return
             if self._exited in ready_r:
                 raise self._death_or(ChannelBroken("the channel ended early"))
+
+    def _in_time(self, deadline: float) -> float:
+        """The time now; TimedOut past the deadline, OverBudget (or TimedOut: its CPU) once the budget is spent."""
+        self._budget.check()  # at most every budget.EVERY seconds: cheap in between
+        now = time.monotonic()
+        if now < deadline:
+            return now
         if deadline < self._stage_deadline:
             raise TimedOut(f"no answer within {self.limits.answer_seconds:g} s: an infinite loop?")
         raise TimedOut(f"the stage took over {self.limits.wall_seconds:g} s in all: an infinite loop?")

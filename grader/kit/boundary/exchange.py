@@ -61,7 +61,7 @@ class Exchange:
 
     def __init__(self, request: dict):
         self.calls = len(request["calls"])
-        self.tools, self.spies = spies.spy_table(request["table"]) if "table" in request else ({}, {})
+        self.spies = spies.bodies(request["table"]) if "table" in request else {}
         self.for_child = (
             {**request, "table": spies.without_bodies(request["table"])} if "table" in request else dict(request)
         )

@@ -101,8 +101,13 @@ def build_table(spec: dict, body: Callable[[str], Callable]) -> dict:
 
 def spy_table(spec: dict) -> tuple[dict, dict[str, Spy]]:
     """(a TOOLS table with spy bodies, tool name -> its spy): the parent's own copy of a case's table."""
-    found = {name: Spy(entry["body"]) for name, entry in spec.items()}
+    found = bodies(spec)
     return build_table(spec, found.__getitem__), found
+
+
+def bodies(spec: dict) -> dict[str, Spy]:
+    """Tool name -> its spy, alone: what the parent runs for the child, which holds the table itself."""
+    return {name: Spy(entry["body"]) for name, entry in spec.items()}
 
 
 def without_bodies(spec: dict) -> dict:
