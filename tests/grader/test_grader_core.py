@@ -280,18 +280,18 @@ def test_the_expectations_worked_out_ahead_are_the_oracles_own_and_each_judge_ge
 
     monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
     monkeypatch.setattr(probing, "_EXPECTED", {})
-    checks = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
-    probing.draw_ahead(checks, seed=11)
+    every = [one for checklist in CHECKLISTS.values() for one in checklist.checks]
+    probing.draw_ahead(every, seed=11)
     met = 0
-    for check in checks:
-        for case in (*check.always, *probing._PASSED_DRAWS[(check.label, check.cases, 11, 1.0)]):
-            assert (check.label, id(case)) in probing._EXPECTED, f"{check.label}: a case worked out per student"
-            given, again = probing.expected(check, case), probing.expected(check, case)
-            assert repr(given) == repr(check.expect(case)), check.label  # repr: NaN != NaN
+    for one in every:
+        for case in (*one.always, *probing._PASSED_DRAWS[(one.label, one.cases, 11, 1.0)]):
+            assert (one.label, id(case)) in probing._EXPECTED, f"{one.label}: a case worked out per student"
+            given, again = probing.expected(one, case), probing.expected(one, case)
+            assert repr(given) == repr(one.expect(case)), one.label  # repr: NaN != NaN
             if isinstance(given, list | dict) and given:
                 assert given is not again
                 given.clear()  # what a careless judge might do
-                assert repr(probing.expected(check, case)) == repr(check.expect(case))
+                assert repr(probing.expected(one, case)) == repr(one.expect(case))
             met += 1
     assert met > 200
 
