@@ -7,8 +7,9 @@ with an empty environment and nothing of the grading run on its command line. It
 starts its sweeper (sweeper.py: it kills what a child left behind, and a fork from a
 small process is cheap), then imports only PRELOAD (third-party modules a submission
 uses, agtool.inventory and agtool.contract, the lab's modules a student's tools.py
-imports, the child-side runner and the sandbox's own confinement code), then forks
-one child per request.
+imports, the child-side runner and the sandbox's own confinement code), runs one small
+graph of its own (so that every child forks with what LangGraph builds on a first run), then
+forks one child per request.
 A child probing stage N imports the trusted code of the stages below N (stage
 isolation needs it) after the fork, before the fence goes up, and nothing more.
 
