@@ -3,8 +3,9 @@
 This is the child's side (`serve`): it reads a request, answers it with one frame per
 call, and in between asks the parent to run a tool body ({"body": tool}) and waits for
 what the body did. The frames go out together, when the request is answered or a body
-run must be waited for: the parent is woken once a request, not once a frame. The parent's side is grader/instructor/sandbox/session.py, which
-reads every frame as hostile (grader/kit/boundary/exchange.py's Exchange).
+run must be waited for: the parent is woken once a request, not once a frame. The parent's
+side is grader/instructor/sandbox/session.py, which reads every frame as hostile
+(grader/kit/boundary/exchange.py's Exchange).
 
 An honest frame is small: one outcome, whose value values.to_plain keeps within MAX_JSON
 bytes, MAX_MARKS marks and MAX_DEPTH; or a text of a few hundred characters; or a body
