@@ -67,7 +67,7 @@ from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.instructor.shards import Shard, parse_shard
 from grader.instructor.term import Term, TermError, apply, read_term
 from grader.kit import intake
-from grader.kit.checks import CHECKLISTS
+from grader.kit.checks import CHECKLISTS, every_check
 from grader.kit.grading import STAGE_POINTS
 from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
 from grader.kit.probing import draw_ahead
@@ -75,7 +75,7 @@ from grader.kit.report import for_student, write_atomically, write_feedback, wri
 
 STAGE_NUMBERS = sorted(STAGES)  # the gradebook's stage columns, in order
 STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
-CHECK_POINTS = {check.label: check.points for checklist in CHECKLISTS.values() for check in checklist.checks}
+CHECK_POINTS = {check.label: check.points for check in every_check()}
 STOP_SECONDS = 5  # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
 
 
@@ -477,7 +477,7 @@ def _grade_pending(
     zygote()  # booting (its imports: a second or two) while the cases are drawn, not after
     # The seed's random cases, drawn once here: the pool's workers are forked from this process
     # and replay them, where each would draw them again (Hypothesis: most of a first grade's time).
-    draw_ahead([check for checklist in CHECKLISTS.values() for check in checklist.checks], seed)
+    draw_ahead(every_check(), seed)
     with _Bar(total=len(pending), unit="student", desc="grading", disable=not progress) as bar:
 
         def done(student: str, row: Row | None, why: str | None) -> None:

@@ -14,7 +14,7 @@ from grader.instructor.confined import grade_confined  # each stage in a confine
 from grader.instructor.outputs import file_problem
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import warm
-from grader.kit.checks import CHECKLISTS
+from grader.kit.checks import every_check
 from grader.kit.errors import GraderError
 from grader.kit.grading import not_graded
 from grader.kit.intake import NotASubmission, Submission, read_submission
@@ -44,7 +44,7 @@ def run_grade(args: argparse.Namespace) -> int:
         submission = read_submission(real, shown=args.path)  # the grade's one read: every stage gets these bytes
     except NotASubmission as refusal:
         return _refuse(f"grade: PATH {refusal}")
-    labels = [check.label for checklist in CHECKLISTS.values() for check in checklist.checks]
+    labels = [check.label for check in every_check()]
     if args.only is not None and args.only not in labels:
         return _refuse(f"grade: --only {args.only!r} names no check; use STAGE.K, one of {', '.join(labels)}")
     for flag, path in (("--results", args.results), ("--feedback", args.feedback)):

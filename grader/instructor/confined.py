@@ -12,8 +12,8 @@ import functools
 
 from grader.instructor.sandbox.session import CompiledOnce, SandboxSession
 from grader.kit.errors import GraderError
-from grader.kit.grading import Grade, grade, refused
-from grader.kit.intake import NotASubmission, Submission, submission_at
+from grader.kit.grading import Grade, grade, read_once
+from grader.kit.intake import Submission
 
 
 def grade_confined(
@@ -25,13 +25,10 @@ def grade_confined(
     def sessions():  # each stage a child of its own; the submission compiled once (CompiledOnce)
         return functools.partial(SandboxSession, hidden=hidden, compiled=CompiledOnce())
 
-    if isinstance(submission, str):
-        path = submission
-        try:
-            submission = submission_at(path)
-        except NotASubmission as why:
-            return refused(path, seed, str(why), only)
+    read = read_once(submission, seed, only)  # once: the second try grades the very same bytes
+    if isinstance(read, Grade):
+        return read
     try:
-        return grade(submission, sessions(), seed=seed, only=only)
+        return grade(read, sessions(), seed=seed, only=only)
     except GraderError:  # once more, from the start: the next session starts a fresh zygote
-        return grade(submission, sessions(), seed=seed, only=only)
+        return grade(read, sessions(), seed=seed, only=only)

@@ -67,12 +67,9 @@ def grade(
     runs that one check; scale < 1 draws fewer cases; probes (label -> [(case, expected)], grader/kit/public.py)
     replace the random draws. A file that is no submission (intake's refusal) has every check not run, saying why."""
     started = time.perf_counter()
-    if isinstance(submission, str):
-        path = submission
-        try:
-            submission = submission_at(path)
-        except NotASubmission as why:
-            return refused(path, seed, str(why), only, stages)
+    read = read_once(submission, seed, only, stages)
+    if isinstance(read, Grade):
+        return read
 
     def run(check: Check, session) -> CheckResult:
         if probes is not None:
@@ -83,8 +80,21 @@ def grade(
     for number in stages:
         checks = [check for check in CHECKLISTS[number].checks if only in (None, check.label)]
         if checks:
-            results += grade_stage(checks, submission, session_factory, run)
-    return Grade(submission.path, seed, results, time.perf_counter() - started)
+            results += grade_stage(checks, read, session_factory, run)
+    return Grade(read.path, seed, results, time.perf_counter() - started)
+
+
+def read_once(
+    submission: Submission | str, seed: int, only: str | None = None, stages: tuple[int, ...] = tuple(CHECKLISTS)
+) -> Submission | Grade:
+    """The submission as read (grader/kit/intake.py: a path is read here, once); for a file that is no
+    submission, its grade: every check not run, saying why."""
+    if not isinstance(submission, str):
+        return submission
+    try:
+        return submission_at(submission)
+    except NotASubmission as why:
+        return refused(submission, seed, str(why), only, stages)
 
 
 def refused(

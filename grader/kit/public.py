@@ -19,7 +19,7 @@ from typing import Any
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
 
-from grader.kit.checks import CHECKLISTS
+from grader.kit.checks import every_check
 from grader.kit.probing import Check, case_seed
 
 FILE = Path(__file__).with_name("public_probes.json")
@@ -80,7 +80,7 @@ def dumps(probes: dict[str, list[dict]]) -> str:
 
 def release_text() -> str:
     """The public probes of every check, as the kit carries them."""
-    return dumps(draw_probes([check for checklist in CHECKLISTS.values() for check in checklist.checks]))
+    return dumps(draw_probes(every_check()))
 
 
 def load(path: Path = FILE, stages: Collection[int] | None = None) -> dict[str, list[tuple[Any, Any]]]:

@@ -16,7 +16,7 @@ import pytest
 
 from grader import check
 from grader.instructor.release import STUDENT_MODULE, skeleton
-from grader.kit.checks import CHECKLISTS
+from grader.kit.checks import CHECKLISTS, every_check
 from grader.kit.errors import Crashed
 from grader.kit.grading import STAGE_POINTS, Grade, grade
 from grader.kit.local import LocalSession
@@ -60,7 +60,7 @@ def test_checks_split_100_points_over_the_stages_and_say_what_they_check():
     for stage in CHECKLISTS.values():
         for check_ in stage.checks:
             assert check_.title and check_.hint and check_.points > 0, check_.label
-    labels = [check_.label for checklist in CHECKLISTS.values() for check_ in checklist.checks]
+    labels = [check_.label for check_ in every_check()]
     assert len(labels) == len(set(labels))
 
 
@@ -266,7 +266,7 @@ def test_cases_drawn_ahead_are_the_ones_a_passing_submission_is_drawn(monkeypatc
     grade(str(REFERENCE), LocalSession, seed=11)
     drawn_by_grading = {key[0]: repr(cases) for key, cases in probing._PASSED_DRAWS.items()}  # repr: NaN != NaN
     probing._PASSED_DRAWS.clear()
-    probing.draw_ahead([check for checklist in CHECKLISTS.values() for check in checklist.checks], seed=11)
+    probing.draw_ahead(every_check(), seed=11)
     drawn_ahead = {key[0]: repr(cases) for key, cases in probing._PASSED_DRAWS.items()}
     assert drawn_ahead == drawn_by_grading
     assert len(drawn_ahead) == sum(len(stage.checks) for stage in CHECKLISTS.values())
@@ -280,7 +280,7 @@ def test_the_expectations_worked_out_ahead_are_the_oracles_own_and_each_judge_ge
 
     monkeypatch.setattr(probing, "_PASSED_DRAWS", {})
     monkeypatch.setattr(probing, "_EXPECTED", {})
-    every = [one for checklist in CHECKLISTS.values() for one in checklist.checks]
+    every = every_check()
     probing.draw_ahead(every, seed=11)
     met = 0
     for one in every:
@@ -422,7 +422,7 @@ def test_grade_cli_refuses_bad_input_with_a_clear_message(argv, says):
 
 def test_results_json_stays_under_a_megabyte_whatever_the_feedback():
     huge = "x" * 2_000_000
-    checks = [check_ for checklist in CHECKLISTS.values() for check_ in checklist.checks]
+    checks = every_check()
     result = Grade(
         "tools.py",
         0,

@@ -23,7 +23,7 @@ from grader.instructor import confined
 from grader.instructor.classroom import find_submissions, grade_class, grade_student
 from grader.instructor.sandbox.session import SandboxSession
 from grader.kit import intake, probing
-from grader.kit.checks import CHECKLISTS
+from grader.kit.checks import CHECKLISTS, every_check
 from grader.kit.grading import Grade, grade
 from grader.kit.local import LocalSession
 from grader.kit.report import for_student, results_json
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.grader
 
 REFERENCE = Path(agtool.__file__).with_name("tools.py")
 TWIST = Path(__file__).resolve().parents[1] / "submissions" / "hostile" / "learns_from_failure.py"
-EVERY_CHECK = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
+EVERY_CHECK = every_check()
 
 
 def learner(folder: Path) -> Path:

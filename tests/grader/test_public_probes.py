@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.kit import public
-from grader.kit.checks import CHECKLISTS
+from grader.kit.checks import CHECKLISTS, every_check
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
 from grader.kit.probing import blocker, judged
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "agtool" / "tools.py"
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 BROKEN = runpy.run_path(str(SUBMISSIONS / "broken" / "table.py"))["BROKEN"]
-CHECKS = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
+CHECKS = every_check()
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,10 @@ import pytest
 from agtool import rules
 from agtool.syllabus import STAGES
 from grader.instructor import rule_text
-from grader.kit.checks import CHECKLISTS
+from grader.kit.checks import CHECKLISTS, every_check
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKS = [check for checklist in CHECKLISTS.values() for check in checklist.checks]
+CHECKS = every_check()
 
 
 def test_every_check_judges_a_rule_and_every_rule_is_judged():

@@ -62,6 +62,11 @@ def kit_env(kit: Path) -> dict:
     return {**os.environ, "PYTHONPATH": str(kit)}
 
 
+def in_kit(kit: Path, command: list[str], timeout: int) -> subprocess.CompletedProcess:
+    """`command` run in the kit, as its student would (kit_env), with its output captured as text."""
+    return subprocess.run(command, cwd=kit, env=kit_env(kit), capture_output=True, text=True, timeout=timeout)
+
+
 # The kits are built once per test process (under pytest-xdist this file's tests share one
 # worker: conftest.py), and shared by every test that reads or runs them: a build costs seconds.
 @pytest.fixture(scope="session")
@@ -379,25 +384,11 @@ def test_the_kit_has_no_oracle_and_no_instructor_commands(kit, kit_tree):
         "trusted/args",
     ]:
         assert not any(path.startswith("grader/") and path.endswith(f"/{kept_back}.py") for path in files), kept_back
-    helped = subprocess.run(
-        [sys.executable, "-m", "grader", "--help"],
-        cwd=kit,
-        env=kit_env(kit),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    helped = in_kit(kit, [sys.executable, "-m", "grader", "--help"], timeout=120)
     assert helped.returncode == 0, helped.stderr[-2000:]
     commands = re.findall(r"^    (\w+)", helped.stdout, re.M)
     assert commands == ["check"], helped.stdout
-    refused = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", "agtool/tools.py"],
-        cwd=kit,
-        env=kit_env(kit),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    refused = in_kit(kit, [sys.executable, "-m", "grader", "grade", "agtool/tools.py"], timeout=120)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
 
 
@@ -415,14 +406,7 @@ print(json.dumps({"reports": reports, "loaded": loaded}))
 def run_in_kit(kit: Path, script: str, argument: object) -> dict:
     """What `script` prints (JSON, with the grader modules it "loaded"), run in the kit on json.dumps(argument):
     every module of the grader it loaded is the kit's, and the oracle is not among them."""
-    done = subprocess.run(
-        forked_python.command([sys.executable, "-c", script, json.dumps(argument)]),
-        cwd=kit,
-        env=kit_env(kit),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = in_kit(kit, forked_python.command([sys.executable, "-c", script, json.dumps(argument)]), timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout)
     assert "grader.instructor.oracle" not in found["loaded"]
@@ -448,14 +432,7 @@ def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(ki
 
 def selfcheck(kit: Path) -> subprocess.CompletedProcess:
     """The kit's `make test`: its one-line summary of every stage."""
-    return subprocess.run(
-        forked_python.command([sys.executable, "-m", "grader.kit.selfcheck"]),
-        cwd=kit,
-        env=kit_env(kit),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return in_kit(kit, forked_python.command([sys.executable, "-m", "grader.kit.selfcheck"]), timeout=300)
 
 
 def test_the_kits_check_passes_the_reference_and_make_test_says_so(finished_kit):
@@ -487,9 +464,7 @@ def test_the_kits_replay_line_runs_in_a_terminal_and_shows_the_same_failure(kit_
     (report,) = kit_check(student, [(2, None)])
     replay = re.search(r"^From a terminal: (.+)$", report, re.M)
     assert replay and replay[1] == ".venv/bin/python -m grader check 2", report
-    done = subprocess.run(
-        shlex.split(replay[1]), cwd=student, env=kit_env(student), capture_output=True, text=True, timeout=300
-    )
+    done = in_kit(student, shlex.split(replay[1]), timeout=300)
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stdout.rstrip("\n") == report and "✗ 2." in done.stdout
 

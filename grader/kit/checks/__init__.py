@@ -4,7 +4,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 
 from agtool.syllabus import STAGES
-from grader.kit.probing import Checklist
+from grader.kit.probing import Check, Checklist
 
 
 class _Checklists(Mapping[int, Checklist]):
@@ -35,3 +35,8 @@ class _Checklists(Mapping[int, Checklist]):
 
 
 CHECKLISTS: Mapping[int, Checklist] = _Checklists()
+
+
+def every_check() -> list[Check]:
+    """Every stage's checks, stage by stage, in order (this imports every stage's module)."""
+    return [check for checklist in CHECKLISTS.values() for check in checklist.checks]
