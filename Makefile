@@ -66,9 +66,10 @@ $(NEWEST_VENV)/.installed: requirements.txt pyproject.toml
 bench: $(VENV)/.installed
 	$(BIN)/python -m agtool.door_speed
 
-# The grader's packages install at the versions the Gradescope bundle is locked to, so a fresh
-# clone grades with what Gradescope will run (and the lock's test holds on a new release upstream).
-LOCK := grader/instructor/gradescope/constraints.txt
+# Every package installs at the version the lab's lock pins (`python -m grader lock` writes it from
+# the environment the tests passed in), so a fresh clone tests what the kit and the Gradescope
+# bundle ship: their locks are parts of this one (tests/instructor/test_lock.py).
+LOCK := grader/instructor/locks/lab.txt
 $(VENV)/.installed: requirements.txt pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

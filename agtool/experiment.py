@@ -31,17 +31,22 @@ import functools
 import html
 import inspect
 import random
+import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import altair as alt
 import jsonschema
-from matplotlib.figure import Figure
 
 from agtool import inventory, schema, student
 from agtool.lab import Raised
 from agtool.pickers import NoisyPicker
+
+# The chart is Vega-Lite: JupyterLab, Notebook 7 and VS Code draw it themselves, offline, from its
+# mimetype; Colab draws it from HTML that loads Vega from a CDN (Altair's renderer for it).
+alt.renderers.enable("colab" if "google.colab" in sys.modules else "mimetype")
 
 UNKNOWN_SKU = "Z-999"  # a SKU the inventory has never heard of: its lookup is empty
 OUTCOMES = {
@@ -191,7 +196,7 @@ class Experiment:
         """How many requests have a true answer: the most correct answers any agent can give."""
         return sum(run.truth is not None for run in self.runs if run.agent == next(iter(AGENTS)))
 
-    def chart(self) -> "Figure | Raised":
+    def chart(self) -> "alt.HConcatChart | Raised":
         table = self.table()
         return table if isinstance(table, Raised) else outcome_chart(table)
 
@@ -275,25 +280,43 @@ class OutcomeTable:
         return f"<table><tr>{head}</tr>{body}</table><p>{html.escape(self.caption)}</p>"
 
 
-def outcome_chart(table: OutcomeTable) -> Figure:
-    """Two panels: how each agent's runs ended (stacked), and its tool-body runs per request."""
-    figure = Figure(figsize=(10, 3.2), layout="constrained")
-    outcomes_axes, runs_axes = figure.subplots(1, 2, width_ratios=[3, 1])
+def outcome_chart(table: OutcomeTable) -> alt.HConcatChart:
+    """Two panels: how each agent's runs ended (stacked), and its tool-body runs per request.
+
+    A Vega-Lite chart (Altair): JupyterLab, Colab and VS Code draw it themselves, so the kit needs
+    no plotting stack of its own (matplotlib and numpy were half of the kit's disk)."""
     agents = [row[0] for row in table.rows]
-    left = [0] * len(agents)
-    for index, (outcome, label) in enumerate(OUTCOMES.items(), start=1):
-        counts = [row[index] for row in table.rows]
-        bars = outcomes_axes.barh(agents, counts, left=left, color=COLOURS[outcome], label=label)
-        outcomes_axes.bar_label(bars, labels=[str(c) if c else "" for c in counts], label_type="center")
-        left = [a + b for a, b in zip(left, counts, strict=True)]
-    outcomes_axes.invert_yaxis()
-    outcomes_axes.set_xlabel(f"runs, of {table.requests} noisy requests ({table.answerable} with a true answer)")
-    outcomes_axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=len(OUTCOMES), frameon=False)
-    per_request = [row[-1] for row in table.rows]
-    runs_axes.barh(agents, per_request, color="#4575b4")
-    runs_axes.bar_label(runs_axes.containers[0], fmt="%.2f")
-    runs_axes.set_xlim(0, max(per_request, default=1) * 1.3 or 1)  # room for the labels
-    runs_axes.invert_yaxis()
-    runs_axes.set_xlabel("tool-body runs per request")
-    figure.suptitle("The same noisy model picks, three agents")
-    return figure
+    ended = [
+        {"agent": row[0], "outcome": label, "order": order, "runs": row[order]}
+        for row in table.rows
+        for order, label in enumerate(OUTCOMES.values(), start=1)
+    ]
+    y = alt.Y("agent:N", sort=agents, title=None)
+    colour = alt.Color(
+        "outcome:N",
+        scale=alt.Scale(domain=list(OUTCOMES.values()), range=[COLOURS[key] for key in OUTCOMES]),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    bars = alt.Chart(alt.Data(values=ended)).encode(
+        x=alt.X(
+            "runs:Q",
+            stack="zero",
+            title=f"runs, of {table.requests} noisy requests ({table.answerable} with a true answer)",
+        ),
+        y=y,
+        order=alt.Order("order:Q"),
+    )
+    outcomes = alt.layer(
+        bars.mark_bar().encode(color=colour),
+        bars.mark_text(color="white")
+        .encode(x=alt.X("runs:Q", stack="zero", bandPosition=0.5), text="runs:Q")
+        .transform_filter("datum.runs > 0"),
+    ).properties(width=480, height=120)
+    per_request = [{"agent": row[0], "runs": round(row[-1], 2)} for row in table.rows]
+    runs = alt.Chart(alt.Data(values=per_request)).encode(
+        x=alt.X("runs:Q", title="tool-body runs per request"), y=y, text=alt.Text("runs:Q", format=".2f")
+    )
+    body_runs = alt.layer(runs.mark_bar(color="#4575b4"), runs.mark_text(align="left", dx=3)).properties(
+        width=160, height=120
+    )
+    return alt.hconcat(outcomes, body_runs).properties(title="The same noisy model picks, three agents")

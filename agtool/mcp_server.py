@@ -24,6 +24,10 @@ Three reasons come from the server, not the door, in the door's grammar:
 
 Garbage on stdin (a line that is not JSON-RPC) is answered or skipped by the
 SDK; the server keeps serving. A bad --module gets one line on stderr and exit 2.
+
+From a notebook (08_mcp), parameters() starts it as the SDK's client starts any
+server, with the notebook's own interpreter and import path, and server_errors()
+turns a server that stops into its own last lines rather than the SDK's traceback.
 """
 
 import argparse
@@ -31,13 +35,17 @@ import contextlib
 import importlib
 import importlib.util
 import json
+import os
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
 
 import anyio
 import mcp_types as types
+from mcp import StdioServerParameters
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
@@ -49,6 +57,10 @@ USAGE_EXIT = 2  # as argparse exits on a bad command line
 
 class ServeError(Exception):
     """Why a module cannot be served: one line, naming what to pass instead."""
+
+
+class ServerFailed(Exception):
+    """The server stopped during a session: what the client saw, then the server's own last lines."""
 
 
 # ── What is served ───────────────────────────────────────────────────────────
@@ -171,6 +183,44 @@ async def serve(server: Server) -> None:
         # stderr at the Python level too. (Inside the block: the claim needs sys.stdout on fd 1.)
         with contextlib.redirect_stdout(sys.stderr):
             await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+# ── Starting it ──────────────────────────────────────────────────────────────
+
+
+def parameters(module: str | None = None) -> StdioServerParameters:
+    """How a client starts this server: with this very interpreter, and the folder this agtool was
+    imported from first on the server's path, so the server imports the agtool the caller did,
+    installed or not (the SDK hands a server only a few variables of the caller's environment,
+    PYTHONPATH not among them)."""
+    folder = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join([folder, *filter(None, [os.environ.get("PYTHONPATH")])])
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agtool.mcp_server", *(["--module", str(module)] if module else [])],
+        env={"PYTHONPATH": path},
+    )
+
+
+@contextlib.contextmanager
+def server_errors(lines: int = 6) -> Iterator[Any]:
+    """A file for the server's stderr (the client's errlog); when the session fails and the server
+    said something, ServerFailed with what the client saw and the server's last lines, in place
+    of the SDK's traceback (a hundred lines that end in "Connection closed")."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
+        try:
+            yield log
+        except Exception as error:
+            log.seek(0)
+            said = log.read().strip().splitlines()[-lines:]
+            if not said:
+                raise
+            seen: BaseException = error
+            while isinstance(seen, BaseExceptionGroup):  # anyio's task groups wrap what the client saw
+                seen = seen.exceptions[0]
+            raise ServerFailed(
+                f"the MCP server stopped ({type(seen).__name__}: {seen}); it said:\n" + "\n".join(said)
+            ) from None
 
 
 def main(argv: list[str] | None = None) -> int:

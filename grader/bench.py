@@ -2,6 +2,9 @@
 
 `python -m grader.bench --first-check [--rounds N ...]`: how long a student waits for check(N)
 instead (grader/instructor/check_speed.py).
+
+`python -m grader.bench --kit-setup`: a student's first set-up of the kit, each way, in time and
+disk (grader/instructor/kit_speed.py); the kit's README states what it last measured.
 """
 
 import sys
@@ -11,7 +14,11 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     # Each bench imports its own alone: the class bench forks its graders, and the first-check
     # bench times imports in fresh kernels; neither should carry the other's modules.
-    if "--first-check" in argv:
+    if "--kit-setup" in argv:
+        from grader.instructor import kit_speed
+
+        kit_speed.main()
+    elif "--first-check" in argv:
         from grader.instructor import check_speed
 
         check_speed.main([arg for arg in argv if arg != "--first-check"])

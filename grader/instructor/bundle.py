@@ -2,8 +2,9 @@
 
 The zip holds at its root what Gradescope asks for, setup.sh (run once, when the
 autograder's image is built) and run_autograder (run for every submission), and
-beside them requirements.txt with constraints.txt (every package pinned to the
-version the tests ran with: `python -m grader lock`), settings.json (the seed, and
+beside them requirements.txt with constraints.txt (every package grading needs pinned to
+the version the tests ran with: grader/instructor/locks/gradescope.txt, `python -m grader lock`),
+settings.json (the seed, and
 whether to refuse an unconfined container), the grader/ package and of agtool/ only
 what a student's tools.py imports (the inventory). The reference solution, and the
 lab modules built on it, never leave this repository; a submission brings its own.
@@ -49,7 +50,6 @@ import zipfile
 from pathlib import Path
 
 from grader.instructor import confined, lock
-from grader.instructor.lock import REQUIREMENTS
 from grader.instructor.outputs import file_problem
 from grader.instructor.sandbox.confine import Layers
 from grader.kit.errors import GraderError
@@ -71,7 +71,7 @@ LAB_MODULES = (
     "agtool/rules.py",
     "agtool/syllabus.py",
 )
-NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template)/")
+NOT_SHIPPED = re.compile(r"^grader/instructor/(gradescope|kit_template|locks)/")
 STUDENT = Audience(seed_shown=False, inputs_shown="after_due_date")  # a student on Gradescope, by default
 _EXECUTABLE = 0o100755 << 16  # a zip entry's Unix mode lives in the top half of external_attr
 MAX_SEED = 2**31
@@ -92,16 +92,15 @@ def bundle_files(
     """Every file of the bundle, path -> content, sorted."""
     from grader.instructor.release import SKIPPED  # here: release needs nbformat, which Gradescope does not
 
-    stale = lock.disagreements(REQUIREMENTS)
+    stale = lock.stale(lock.GRADING)
     if stale:
-        raise BundleError(
-            f"{lock.CONSTRAINTS.name} is not what is installed ({stale[0]}"
-            + (f", and {len(stale) - 1} more" if len(stale) > 1 else "")
-            + "): run `python -m grader lock`, then the tests, then build again"
-        )
+        raise BundleError(stale)
     files = {name: (SCRIPTS / name).read_bytes() for name in ("setup.sh", "run_autograder")}
-    files["constraints.txt"] = lock.CONSTRAINTS.read_bytes()
-    files["requirements.txt"] = requirements((root / "requirements.txt").read_text()).encode()
+    files["constraints.txt"] = lock.GRADING.path.read_bytes()
+    try:
+        files["requirements.txt"] = lock.lines_for(lock.GRADESCOPE, (root / "requirements.txt").read_text()).encode()
+    except LookupError as error:
+        raise BundleError(f"{error}, which the grader needs on Gradescope") from None
     chosen: dict = {"seed": seed, "require_confinement": confine, "inputs_shown": inputs_shown}
     if seed is None:
         chosen["secret"] = secret or secrets.token_hex(32)
@@ -114,20 +113,6 @@ def bundle_files(
         if path.is_file() and not SKIPPED.search(name) and not NOT_SHIPPED.search(name):
             files[name] = path.read_bytes()
     return dict(sorted(files.items()))
-
-
-def requirements(project: str) -> str:
-    """The project's own requirement lines (ranges and all) for what runs on Gradescope."""
-    lines = {_name(line): line for line in project.splitlines() if _name(line)}
-    missing = [name for name in REQUIREMENTS if name not in lines]
-    if missing:
-        raise BundleError(f"requirements.txt does not list {missing[0]}, which the grader needs on Gradescope")
-    return "".join(f"{lines[name]}\n" for name in REQUIREMENTS)
-
-
-def _name(line: str) -> str | None:
-    found = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line.split("#")[0])
-    return re.sub(r"[-_.]+", "-", found.group(1)).lower() if found else None
 
 
 def write_zip(files: dict[str, bytes], out: Path) -> None:

@@ -111,7 +111,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], Runner]]] = {
         _in("grader.instructor.bundle"),
     ),
     "lock": (
-        "pin the Gradescope bundle's packages to the versions installed here (constraints.txt)",
+        "pin every package to the version installed here: the lab's, the kit's and Gradescope's locks",
         _in("grader.instructor.lock"),
     ),
     "release": (

@@ -1,16 +1,26 @@
-"""`python -m grader lock`: pin what the Gradescope bundle installs to the versions installed here.
+"""`python -m grader lock`: pin every package to the version installed here, once for each who installs.
 
-Writes grader/instructor/gradescope/constraints.txt: `name==version` for every
-distribution the bundle's requirements (REQUIREMENTS) need, with what those
-require in turn, as installed in this environment: the one the tests ran in. setup.sh
-installs with `-c constraints.txt`, so two images built from one bundle grade alike,
-and alike to the tests here. `python -m grader gradescope` refuses to build while the
-file disagrees with what is installed; tests/instructor/test_bundle.py checks it too.
+One environment, the one the tests ran in, locked three ways (grader/instructor/locks/):
+
+    lab.txt         the instructor's: everything requirements.txt needs (`make` installs with it)
+    kit.txt         the student's: what the kit installs (KIT), shipped as the kit's constraints.txt
+    gradescope.txt  the grading image's: what grading needs (GRADESCOPE), the bundle's constraints.txt
+
+Each lock is `name==version` for the names it is for and everything they require in turn
+(extras followed), at the version installed here. kit.txt and gradescope.txt are drawn from
+the same environment as lab.txt, so each is a part of it, version for version: a student, a
+Gradescope image and the tests run the same packages. Requirements behind a marker that is
+false here (`sys_platform == "win32"`: pywin32, colorama) are not installed here, so no lock
+pins them: pip installs them unpinned where they apply.
+
+`python -m grader gradescope` and `python -m grader release` refuse to build while a lock
+disagrees with what is installed; tests/instructor/test_lock.py checks all three.
 """
 
 import argparse
 import re
 import sys
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -18,30 +28,87 @@ from packaging.requirements import Requirement
 
 from grader.kit.report import write_atomically
 
-CONSTRAINTS = Path(__file__).resolve().parent / "gradescope" / "constraints.txt"
-# What runs on Gradescope: the grader (pyseccomp is the sandbox's filter), and what a student's
-# tools.py imports. The bundle installs these, pinned here.
-REQUIREMENTS = ("langgraph", "jsonschema", "hypothesis", "pyseccomp")
+ROOT = Path(__file__).resolve().parents[2]
+LOCKS = Path(__file__).resolve().parent / "locks"
 HEADER = "# Written by `python -m grader lock` from the installed versions; do not edit by hand.\n"
+
+# What a notebook's kernel imports: the lesson, the self-check, the panel, notebook 07's chart
+# (altair) and notebook 08's MCP (mcp). A hosted notebook (JupyterHub, Colab) installs these
+# into the kernel it has (the kit's pyproject.toml lists them); the rest is the hub's.
+KERNEL = ("langgraph", "jsonschema", "hypothesis", "ipywidgets", "altair", "mcp")
+# What the student kit installs on the student's own machine: the kernel's, and JupyterLab to
+# run it, and what runs the notebooks as tests (pytest, nbval).
+KIT = (*KERNEL, "jupyterlab", "ipykernel", "pytest", "nbval")
+# What runs on Gradescope: the grader (pyseccomp is the sandbox's filter), and what a student's
+# tools.py imports.
+GRADESCOPE = ("langgraph", "jsonschema", "hypothesis", "pyseccomp")
+
+
+@dataclass(frozen=True)
+class Lock:
+    """One lock file: who installs with it, and the requirement names it pins (None: all of requirements.txt)."""
+
+    name: str
+    requirements: tuple[str, ...] | None
+
+    @property
+    def path(self) -> Path:
+        return LOCKS / f"{self.name}.txt"
+
+    def names(self, project: str | None = None) -> tuple[str, ...]:
+        """The top-level requirement names this lock is for."""
+        if self.requirements is not None:
+            return self.requirements
+        project = (ROOT / "requirements.txt").read_text() if project is None else project
+        return tuple(requirement_lines(project).values())
+
+
+LAB, STUDENT, GRADING = Lock("lab", None), Lock("kit", KIT), Lock("gradescope", GRADESCOPE)
+ALL = (LAB, STUDENT, GRADING)
 
 
 def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def requirement_lines(project: str) -> dict[str, str]:
+    """canonical name -> its line, for every requirement line of a requirements file (comments left out)."""
+    lines = {}
+    for line in project.splitlines():
+        code = line.split("#")[0].strip()
+        if code and not code.startswith("-"):
+            lines[canonical(Requirement(code).name)] = code
+    return lines
+
+
+def lines_for(names, project: str, where: str = "requirements.txt") -> str:
+    """The project's own requirement lines (ranges and all) for names, in that order; refuses a name it lacks."""
+    lines = requirement_lines(project)
+    missing = [name for name in names if canonical(name) not in lines]
+    if missing:
+        raise LookupError(f"{where} does not list {missing[0]}")
+    return "".join(f"{lines[canonical(name)]}\n" for name in names)
+
+
 def needed(requirements) -> set[str]:
-    """The distributions that requirements pull in on this machine: them and what they require, installed."""
-    seen, todo = set(), [canonical(name) for name in requirements]
+    """The distributions that requirements pull in on this machine: them and what they require
+    (with the extras asked for), as installed."""
+    seen: set[tuple[str, str]] = set()
+    todo = [(canonical(Requirement(name).name), extra) for name in requirements for extra in _extras(name)]
     while todo:
-        name = todo.pop()
-        if name in seen:
+        name, extra = todo.pop()
+        if (name, extra) in seen:
             continue
-        seen.add(name)
+        seen.add((name, extra))
         for line in metadata.requires(name) or []:
             requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                todo.append(canonical(requirement.name))
-    return seen
+            if requirement.marker is None or requirement.marker.evaluate({"extra": extra}):
+                todo += [(canonical(requirement.name), more) for more in ("", *requirement.extras)]
+    return {name for name, _ in seen}
+
+
+def _extras(requirement: str) -> tuple[str, ...]:
+    return ("", *Requirement(requirement).extras)
 
 
 def pins(requirements) -> dict[str, str]:
@@ -53,20 +120,21 @@ def text(requirements) -> str:
     return HEADER + "".join(f"{name}=={version}\n" for name, version in pins(requirements).items())
 
 
-def read(path: Path | None = None) -> dict[str, str]:
-    """name -> version pinned in a constraints file (CONSTRAINTS, looked up at the call: tests move it)."""
-    lines = (line.split("#")[0].strip() for line in (path or CONSTRAINTS).read_text().splitlines())
+def read(path: Path) -> dict[str, str]:
+    """name -> version pinned in a lock file."""
+    lines = (line.split("#")[0].strip() for line in path.read_text().splitlines())
     return {canonical(name): version for name, _, version in (line.partition("==") for line in lines if line)}
 
 
-def disagreements(requirements, path: Path | None = None) -> list[str]:
+def disagreements(lock: Lock, path: Path | None = None) -> list[str]:
     """What the lock says that the environment does not: one line each; [] when they agree."""
+    path = path or lock.path
     try:
         locked = read(path)
     except OSError as error:
-        return [f"{path or CONSTRAINTS} cannot be read ({error.strerror})"]
+        return [f"{path} cannot be read ({error.strerror})"]
     try:
-        installed = pins(requirements)
+        installed = pins(lock.names())
     except metadata.PackageNotFoundError as error:
         return [f"{error} is needed but not installed: install requirements.txt"]
     return [
@@ -76,6 +144,18 @@ def disagreements(requirements, path: Path | None = None) -> list[str]:
     ]
 
 
+def stale(lock: Lock) -> str:
+    """'' when the lock agrees with what is installed; else one line saying what differs and what to run."""
+    differ = disagreements(lock)
+    if not differ:
+        return ""
+    more = f", and {len(differ) - 1} more" if len(differ) > 1 else ""
+    return (
+        f"{_shown(lock.path)} is not what is installed ({differ[0]}{more}): "
+        "run `python -m grader lock`, then the tests, then build again"
+    )
+
+
 def command(parser: argparse.ArgumentParser):
     """The `lock` subcommand's arguments (none); returns what runs it."""
     return run
@@ -83,9 +163,15 @@ def command(parser: argparse.ArgumentParser):
 
 def run(args: argparse.Namespace) -> int:
     try:
-        write_atomically(CONSTRAINTS, text(REQUIREMENTS))
+        written = {lock: text(lock.names()) for lock in ALL}
     except metadata.PackageNotFoundError as error:
         print(f"grader lock: {error} is needed but not installed: install requirements.txt first", file=sys.stderr)
         return 2
-    print(f"{CONSTRAINTS}: {len(read())} packages pinned to the versions installed here")
+    for lock, content in written.items():
+        write_atomically(lock.path, content)
+        print(f"{_shown(lock.path)}: {len(read(lock.path))} packages pinned to the versions installed here")
     return 0
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)

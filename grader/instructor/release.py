@@ -5,7 +5,8 @@
 The kit is what students receive: the notebooks without outputs, `agtool/` with
 `tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
 cells need (`grader.check`) with the public probes it judges (grader/kit/public.py),
-requirements.txt, pyproject.toml, a Makefile and a README. Never the oracle
+requirements.txt with constraints.txt (the lab's runtime, not the instructor's tools,
+pinned by grader/instructor/locks/kit.txt), pyproject.toml, a Makefile and a README. Never the oracle
 (grader/instructor/oracle.py solves every stage) nor the instructor's commands.
 Nothing in it is kept by hand: the skeleton is derived from the reference
 `agtool/tools.py` by its markers, every time.
@@ -50,10 +51,14 @@ from pathlib import Path
 
 import nbformat
 
+from grader.instructor import lock
 from grader.kit import public
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "kit_template"
+# A student's first set-up, each way, in seconds and bytes: written by `python -m grader.bench --kit-setup`
+# (grader/instructor/kit_speed.py), stated in the kit's README.
+SETUP_FIGURES = TEMPLATES / "setup.json"
 STUDENT_MODULE = "agtool/tools.py"
 # The lab's part of the student's module, kept apart so the skeleton holds only the lesson;
 # it ships as it is, and its code counts as the reference's own code outside the blocks.
@@ -326,11 +331,33 @@ def _stage_notebooks(root: Path) -> dict[int, str]:
 
 
 def _pyproject(root: Path) -> str:
+    """The kit's pyproject.toml: the project's own name and version, and as its dependencies what a
+    notebook's kernel imports (a hosted notebook installs the kit with them: README.md)."""
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     template = (TEMPLATES / "pyproject.toml").read_text()
-    return template.format(
-        **{key.replace("-", "_"): json.dumps(value) for key, value in project.items() if isinstance(value, str)}
+    kernel = lock.lines_for(lock.KERNEL, (root / "requirements.txt").read_text()).splitlines()
+    fields = {key.replace("-", "_"): json.dumps(value) for key, value in project.items() if isinstance(value, str)}
+    return template.format(**fields, dependencies=json.dumps(kernel))
+
+
+def _requirements(root: Path) -> str:
+    """The kit's requirements.txt: the requirement lines of the project that the kit installs (lock.KIT)."""
+    return (TEMPLATES / "requirements.txt").read_text() + lock.lines_for(
+        lock.KIT, (root / "requirements.txt").read_text()
     )
+
+
+def setup_figures() -> dict[str, str]:
+    """The README's {make_time}, {make_disk}, {hosted_time} and {hosted_disk}, as `python -m grader.bench
+    --kit-setup` last measured them (SETUP_FIGURES)."""
+    figures = json.loads(SETUP_FIGURES.read_text())
+    return {
+        f"{way}_{what}": f"about {figures[way]['seconds']} s"
+        if what == "time"
+        else f"{figures[way]['bytes'] / 1e6:.0f} MB"
+        for way in ("make", "hosted")
+        for what in ("time", "disk")
+    }
 
 
 def _make_rule(makefile: Path, target: str) -> str:
@@ -363,14 +390,15 @@ def kit_files(root: Path = ROOT) -> dict[str, bytes]:
             content = strip_notebook(content.decode()).encode()
         files[path] = content
     files[PROBES] = public.release_text().encode()
-    files["requirements.txt"] = (root / "requirements.txt").read_bytes()
+    files["requirements.txt"] = _requirements(root).encode()
+    files["constraints.txt"] = lock.STUDENT.path.read_bytes()
     files["pyproject.toml"] = _pyproject(root).encode()
     readme = (TEMPLATES / "README.md").read_text()
-    files["README.md"] = readme.replace("{stages}", stage_table(reference, STUDENT_MODULE, notebooks)).encode()
+    for name, text in {**setup_figures(), "stages": stage_table(reference, STUDENT_MODULE, notebooks)}.items():
+        readme = readme.replace(f"{{{name}}}", text)
+    files["README.md"] = readme.encode()
     makefile = (TEMPLATES / "Makefile").read_text()
-    for rule, target in (("{installed}", "$(VENV)/.installed"), ("{lab}", "lab")):
-        makefile = makefile.replace(rule, _make_rule(root / "Makefile", target))
-    files["Makefile"] = makefile.encode()
+    files["Makefile"] = makefile.replace("{lab}", _make_rule(root / "Makefile", "lab")).encode()
     files[".gitignore"] = (TEMPLATES / "gitignore").read_bytes()
     return dict(sorted(files.items()))
 
@@ -408,6 +436,9 @@ def _writable(outdir: Path, force: bool) -> Path:
 def release(outdir: Path, root: Path = ROOT, force: bool = False) -> dict[str, bytes]:
     """Build the kit, refuse it if a solution line would ship, and write it to outdir."""
     _writable(outdir, force)  # before the work: a wrong OUTDIR is the first thing to hear about
+    stale = lock.stale(lock.STUDENT)
+    if stale:
+        raise ReleaseError(stale)  # the kit would pin versions the tests did not run with
     files = kit_files(Path(root))
     reference = (Path(root) / STUDENT_MODULE).read_text()
     found = leaks(files, solution_lines(reference, provided=(Path(root) / LAB_PART).read_text()))
@@ -449,5 +480,5 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    print(f"{args.outdir}: the student kit, {len(files)} files; students start with `make lab`")
+    print(f"{args.outdir}: the student kit, {len(files)} files; students start as its README.md says")
     return 0

@@ -28,8 +28,8 @@ INPUT_SCALE = 4  # a shown input may hold FIELD_LIMIT times this: its setup (imp
 
 
 # How both READMEs name the virtual environment's python: a bare `python` may be another
-# interpreter, without the lab's packages.
-VENV_PYTHON = ".venv/bin/python"
+# interpreter, without the lab's packages. Windows keeps it in Scripts\ (the kit's README says so).
+VENV_PYTHON = ".venv\\Scripts\\python" if os.name == "nt" else ".venv/bin/python"
 
 
 def check_command(stage: int, path: str | None = None) -> str:

@@ -7,6 +7,8 @@ not assumed.
 """
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -339,3 +341,65 @@ def test_the_command_itself_says_so_without_a_traceback(tmp_path):
         "no such file; give the path of a tools.py (the module you "
         "write in the notebooks)"
     ]
+
+
+# ── Started from a notebook (08_mcp): parameters() and server_errors() ────────
+
+# A caller whose agtool is a copy on PYTHONPATH, not the installed one: the server it starts must import
+# that copy (a kit whose folder is on the path but not installed), and a server that stops shows its own words.
+FROM_A_COPY = """
+import sys, anyio
+from agtool import mcp_server
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+
+async def session():
+    with mcp_server.server_errors() as log:
+        async with stdio_client(mcp_server.parameters(), errlog=log) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                print([tool.name for tool in (await client.list_tools()).tools])
+        log.seek(0)
+        print(log.read().strip())
+
+anyio.run(session)
+"""
+
+
+def test_parameters_start_the_server_with_the_callers_python_and_agtool(tmp_path):
+    copy = tmp_path / "kit"
+    shutil.copytree(REPO / "agtool", copy / "agtool", ignore=shutil.ignore_patterns("__pycache__"))
+    with (copy / "agtool" / "__init__.py").open("a") as init:
+        init.write('\nsys.stderr.write(f"agtool from {__file__}\\n")\n')
+    done = subprocess.run(
+        [sys.executable, "-c", FROM_A_COPY],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(copy)},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    listed, server_said = done.stdout.strip().splitlines()
+    assert listed == str(list(tools.TOOLS))
+    assert server_said == f"agtool from {copy / 'agtool' / '__init__.py'}"  # the copy, not the installed agtool
+
+
+def test_a_server_that_stops_is_shown_by_its_own_last_lines_not_the_sdks_traceback():
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    mcp_server = _mcp_server()
+    broken = StdioServerParameters(command=sys.executable, args=["-c", "import agtool_that_is_not_there"])
+
+    async def session():
+        with mcp_server.server_errors() as log:
+            async with stdio_client(broken, errlog=log) as (read, write), ClientSession(read, write) as client:
+                await client.initialize()
+
+    with pytest.raises(mcp_server.ServerFailed) as failed:
+        anyio.run(session)
+    said = str(failed.value)
+    assert said.startswith("the MCP server stopped (") and said.count("\n") <= 6
+    assert said.splitlines()[-1] == "ModuleNotFoundError: No module named 'agtool_that_is_not_there'"
+    assert failed.value.__cause__ is None and failed.value.__suppress_context__

@@ -18,7 +18,6 @@ import agtool
 from grader.__main__ import main
 from grader.instructor import lock
 from grader.instructor.bundle import STUDENT, autograde
-from grader.instructor.lock import REQUIREMENTS
 from grader.instructor.release import leaks, solution_lines
 from grader.instructor.sandbox import confine
 from grader.instructor.sandbox.session import SandboxSession
@@ -272,20 +271,23 @@ def test_without_landlock_no_secret_of_the_bundle_reaches_a_students_results(whi
         shutil.rmtree(top)
 
 
-def test_the_lock_pins_exactly_what_is_installed_and_the_bundle_installs_with_it(bundle):
-    assert lock.disagreements(REQUIREMENTS) == [], "run `python -m grader lock`"
-    assert set(lock.read()) == lock.needed(REQUIREMENTS)
+def test_the_bundle_installs_with_the_gradescope_lock(bundle):
+    """What the grading image installs is grader/instructor/locks/gradescope.txt, as it is: pinned, and the
+    grader's runtime alone (tests/instructor/test_lock.py holds the lock to what is installed)."""
     with zipfile.ZipFile(bundle) as archive:
-        assert archive.read("constraints.txt") == lock.CONSTRAINTS.read_bytes()
+        assert archive.read("constraints.txt") == lock.GRADING.path.read_bytes()
         setup = archive.read("setup.sh").decode()
+        shipped = {name for name in archive.namelist() if name.startswith("grader/instructor/locks/")}
     assert '-c "$source/constraints.txt"' in setup and "libseccomp2" in setup
-    assert "pyseccomp" in lock.read()
+    assert "pyseccomp" in lock.read(lock.GRADING.path) and "jupyterlab" not in lock.read(lock.GRADING.path)
+    assert shipped == set()  # the other locks are the lab's and the kit's
 
 
 def test_a_stale_lock_refuses_to_build(tmp_path, monkeypatch, capsys):
-    stale = tmp_path / "constraints.txt"
-    stale.write_text(lock.CONSTRAINTS.read_text().replace("hypothesis==", "hypothesis==0.0.0+"))
-    monkeypatch.setattr(lock, "CONSTRAINTS", stale)
+    (tmp_path / "gradescope.txt").write_text(
+        lock.GRADING.path.read_text().replace("hypothesis==", "hypothesis==0.0.0+")
+    )
+    monkeypatch.setattr(lock, "LOCKS", tmp_path)
     assert main(["gradescope", str(tmp_path / "b.zip"), "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert "python -m grader lock" in err and "hypothesis" in err and err.count("\n") == 1
@@ -325,7 +327,7 @@ def test_the_bundle_requirements_are_the_projects_own_lines(bundle):
         lines = archive.read("requirements.txt").decode().splitlines()
     project = (PROJECT / "requirements.txt").read_text().splitlines()
     assert lines and set(lines) <= set(project)
-    assert [Requirement(line).name for line in lines] == list(REQUIREMENTS)
+    assert [Requirement(line).name for line in lines] == list(lock.GRADESCOPE)
 
 
 # Grade the reference as run_autograder does, in an interpreter where every distribution
@@ -356,7 +358,7 @@ autograde(Path(sys.argv[1]))
 
 def test_grading_needs_nothing_beyond_the_bundle_requirements(bundle, tmp_path):
     root = autograder(bundle, tmp_path, {"tools.py": REFERENCE})
-    allowed = sorted(lock.needed(REQUIREMENTS) | {"agtool-lab"})  # agtool-lab: the bundled source
+    allowed = sorted(lock.needed(lock.GRADESCOPE) | {"agtool-lab"})  # agtool-lab: the bundled source
     done = subprocess.run(
         [sys.executable, "-c", ONLY_ALLOWED, str(root), json.dumps(allowed)],
         cwd=root / "source",

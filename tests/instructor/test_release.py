@@ -23,8 +23,9 @@ import nbformat
 import pytest
 import setuptools
 from nbclient import NotebookClient
+from packaging.requirements import Requirement
 
-from grader.instructor import release
+from grader.instructor import lock, release
 from grader.instructor.release import ReleaseError
 from grader.kit.grading import STAGE_POINTS
 from tests import forked_python
@@ -319,7 +320,16 @@ def test_the_kit_has_what_students_need(kit, kit_tree):
         "grader/__main__.py",
         "grader/kit/check_command.py",
     } <= files  # and check N too
-    assert (kit / "requirements.txt").read_bytes() == (ROOT / "requirements.txt").read_bytes()
+    assert "constraints.txt" in files
+
+
+def test_the_kit_installs_the_labs_runtime_pinned_by_the_kit_lock(kit_tree):
+    """requirements.txt: the project's own lines for what the kit installs (lock.KIT), none of the instructor's;
+    constraints.txt: the kit's lock, as it is."""
+    lines = [line for line in kit_tree["requirements.txt"].decode().splitlines() if not line.startswith("#")]
+    assert [lock.canonical(Requirement(line).name) for line in lines] == list(lock.KIT)
+    assert set(lines) <= set((ROOT / "requirements.txt").read_text().splitlines())
+    assert kit_tree["constraints.txt"] == lock.STUDENT.path.read_bytes()
 
 
 # The lab's table validation, which lives in agtool/contract.py: none of it is the lesson.
@@ -480,6 +490,16 @@ def test_the_kits_check_catches_every_broken_submission_in_its_stage(kit, tmp_pa
         assert re.search(r"^✗ \d\.\d ", report, re.M) and "\n      expected: " in report, (path, report)
 
 
+def test_the_readme_states_the_set_up_as_the_bench_measured_it(kit):
+    """No placeholder is left, and each way's time and disk are the figures the kit-setup bench wrote."""
+    readme = (kit / "README.md").read_text()
+    assert not re.search(r"\{\w+\}", readme)
+    figures = json.loads(release.SETUP_FIGURES.read_text())
+    for way in ("make", "hosted"):
+        assert figures[way]["seconds"] > 0 and figures[way]["bytes"] > 0, "run `python -m grader.bench --kit-setup`"
+        assert f"about {figures[way]['seconds']} s" in readme and f"{figures[way]['bytes'] / 1e6:.0f} MB" in readme
+
+
 def test_the_readme_lists_what_each_stage_writes(kit):
     """The README's table is drawn from the markers: every stub and PROMPT name in its stage's row."""
     rows = {
@@ -491,12 +511,16 @@ def test_the_readme_lists_what_each_stage_writes(kit):
         assert f"`{name}`" in rows[stage]
 
 
-def test_the_kit_makefile_sets_up_as_the_repository_does(kit):
-    """The kit's set-up rule is the repository's own, not a copy kept by hand."""
-    rule = release._make_rule(ROOT / "Makefile", "$(VENV)/.installed")
-    assert rule.startswith("$(VENV)/.installed:") and "pip install" in rule
-    assert rule in (kit / "Makefile").read_text()
-    assert "{installed}" not in (kit / "Makefile").read_text()
+def test_the_kit_makefile_is_whole_and_its_lab_rule_the_repositorys(kit):
+    """Every variable the kit's Makefile uses it defines itself (a rule copied from the repository once named
+    the repository's $(LOCK), and every student's first `make lab` stopped there); its lab rule is the
+    repository's own, which the browser test runs. tests/instructor/test_kit_as_received.py runs it."""
+    makefile = (kit / "Makefile").read_text()
+    assert release._make_rule(ROOT / "Makefile", "lab") in makefile and "{" not in makefile
+    defined = set(re.findall(r"^(\w+)\s*[:?]?=", makefile, re.M))
+    used = set(re.findall(r"\$\((\w+)\)", makefile)) - {"if", "filter", "shell"}
+    assert used <= defined, used - defined
+    assert "-c constraints.txt" in makefile
 
 
 def test_the_kit_pyproject_installs_both_packages_and_runs_its_notebooks(kit):
@@ -504,7 +528,9 @@ def test_the_kit_pyproject_installs_both_packages_and_runs_its_notebooks(kit):
     its pytest runs the notebooks under nbval."""
     kit_project = tomllib.loads((kit / "pyproject.toml").read_text())
     repo_project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    dependencies = kit_project["project"].pop("dependencies")  # what a hosted notebook installs with the kit
     assert kit_project["project"] == repo_project["project"]
+    assert [lock.canonical(Requirement(line).name) for line in dependencies] == list(lock.KERNEL)
     found = setuptools.find_packages(str(kit), include=kit_project["tool"]["setuptools"]["packages"]["find"]["include"])
     assert {"agtool", "grader", "grader.kit.checks"} <= set(found)
     assert "*.json" in kit_project["tool"]["setuptools"]["package-data"]["grader"]

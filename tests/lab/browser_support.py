@@ -5,12 +5,16 @@ installs Chromium (browser-deps) and requirements.txt brings Playwright.
 """
 
 import contextlib
+import html
 import json
 import os
+import re
+import shlex
 import signal
-import socket
 import subprocess
+import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -34,10 +38,51 @@ SECONDS = 1000  # Playwright counts in milliseconds
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def lab_config(folder: Path) -> tuple[dict[str, str], Path]:
+    """(environment, file) for a JupyterLab a test starts in `folder`: a jupyter_server_config.json of its
+    own with no token, port 0 (the kernel picks a free one as the server binds: a port chosen by the
+    test and bound later could be taken by another server meanwhile), and a "browser" that writes the
+    address it is asked to open into `file` (served_at reads it, and the port with it)."""
+    config, opened = folder / "jupyter-config", folder / "opened.txt"
+    (config / "labconfig").mkdir(parents=True)
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
+    record = [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')", str(opened), "%s"]
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "ServerApp": {
+                    "ip": "127.0.0.1",
+                    "port": 0,
+                    "port_retries": 0,
+                    "browser": shlex.join(record),
+                },
+                "IdentityProvider": {"token": ""},
+                "LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
+            }
+        )
+    )
+    env = {
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
+        "IPYTHONDIR": str(folder / "ipython"),
+    }
+    return env, opened
+
+
+def served_at(server: subprocess.Popen, opened: Path, log: Path) -> tuple[str, str]:
+    """(the address the server asked the browser to open, the server's own address), once it is serving."""
+    first = wait_for(
+        "JupyterLab opening a browser", lambda: opened.exists() and opened.read_text().split(), 120, server, log
+    )[0]
+    if first.startswith("file:"):  # JupyterLab's redirect file: the address it leads to, port and all
+        redirect = Path(urllib.parse.unquote(urllib.parse.urlsplit(first).path)).read_text()
+        found = re.search(r'url=([^"]+)"', redirect)
+        assert found, f"JupyterLab's redirect file {first} names no address"
+        first = html.unescape(found[1])
+    parts = urllib.parse.urlsplit(first)
+    url = f"{parts.scheme}://{parts.netloc}"
+    wait_for("JupyterLab answering", lambda: get_json(f"{url}/api/status"), 60, server, log)
+    return first, url
 
 
 def get_json(url: str):

@@ -23,10 +23,8 @@ browser download: it cannot happen here), then
 The screenshots land in tests/artifacts/lab_*.png and panel.png.
 """
 
-import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -37,12 +35,12 @@ import pytest
 
 from tests.lab.browser_support import (
     ARTIFACTS,
-    PAGE_CONFIG,
     SECONDS,
     chromium,  # noqa: F401  (a fixture: pytest finds it by its name in this module)
-    free_port,
     get_json,
     kernel_idle,
+    lab_config,
+    served_at,
     shut_down,
     wait_for,
 )
@@ -76,27 +74,8 @@ def make_lab(chromium, repo):
     """(url opened, url of the server, server, log) for `make lab` run in the copy; stopped whatever happens.
     After chromium: a missing browser fails before JupyterLab starts."""
     folder = repo.parent  # the module's own temporary folder
-    config, opened = folder / "jupyter-config", folder / "opened.txt"
-    (config / "labconfig").mkdir(parents=True)
-    (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
-    record = [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')", str(opened), "%s"]
-    port = free_port()
-    (config / "jupyter_server_config.json").write_text(
-        json.dumps(
-            {
-                "ServerApp": {"ip": "127.0.0.1", "port": port, "port_retries": 0, "browser": shlex.join(record)},
-                "IdentityProvider": {"token": ""},
-                "LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
-            }
-        )
-    )
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(config),
-        "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
-        "IPYTHONDIR": str(folder / "ipython"),
-        "PYTHONPATH": str(repo),
-    }
+    lab_env, opened = lab_config(folder)
+    env = {**os.environ, **lab_env, "PYTHONPATH": str(repo)}
     for inherited in ("MAKEFLAGS", "MAKELEVEL"):  # a `make test` above us must not pass its flags down
         env.pop(inherited, None)
     venv = Path(sys.prefix)
@@ -113,11 +92,7 @@ def make_lab(chromium, repo):
             start_new_session=True,
         )
     try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for("JupyterLab answering", lambda: get_json(f"{url}/api/status"), 120, server, log)
-        first = wait_for(
-            "JupyterLab opening a browser", lambda: opened.exists() and opened.read_text().split(), 60, server, log
-        )[0]
+        first, url = served_at(server, opened, log)
         yield first, url, server, log
     finally:
         shut_down(server)

@@ -2,8 +2,9 @@
 
 from collections import Counter
 
+import altair as alt
+import jsonschema
 import pytest
-from matplotlib.figure import Figure
 
 from agtool import experiment, inventory, tools
 from agtool.experiment import AGENTS, OUTCOMES, counting_bodies, judge, make_requests, run_experiment, true_answer
@@ -108,17 +109,25 @@ def test_the_same_seed_gives_the_same_table():
     assert str(run_experiment(20, seed=3).table()) == str(run_experiment(20, seed=3).table())
 
 
-def test_table_and_chart(ran, tmp_path):
-    """The table prints as Markdown and as HTML; the chart is a matplotlib Figure that saves as PNG."""
+def test_table_and_chart(ran):
+    """The table prints as Markdown and as HTML; the chart is a Vega-Lite spec (Altair) that Vega-Lite's own
+    schema accepts, with one panel for how runs ended and one for body runs, holding the table's numbers."""
     table = ran.table()
     text = str(table)
     assert text.splitlines()[0] == "| " + " | ".join(table.columns) + " |"
     assert all(f"| {agent} |" in text for agent in AGENTS) and f"{N} noisy requests" in text
     assert "<table>" in table._repr_html_()
     chart = ran.chart()
-    assert isinstance(chart, Figure) and len(chart.axes) == 2
-    chart.savefig(tmp_path / "outcomes.png")
-    assert (tmp_path / "outcomes.png").read_bytes()[:4] == b"\x89PNG"
+    assert isinstance(chart, alt.HConcatChart)
+    spec = chart.to_dict()  # Altair validates it against the Vega-Lite schema it ships; so do we, below
+    jsonschema.Draft7Validator(alt.load_schema()).validate(spec)
+    outcomes, body_runs = spec["hconcat"]
+    ended = {(row["agent"], row["outcome"]): row["runs"] for row in outcomes["data"]["values"]}
+    per_request = {row["agent"]: row["runs"] for row in body_runs["data"]["values"]}
+    for agent, *counts, runs in table.rows:
+        assert [ended[agent, label] for label in OUTCOMES.values()] == counts
+        assert per_request[agent] == round(runs, 2)
+    assert "application/vnd.vegalite.v5+json" in chart._repr_mimebundle_()[0]  # what JupyterLab draws itself
 
 
 def test_counting_bodies_counts_runs_and_gives_the_bodies_back():
