@@ -1,7 +1,8 @@
 """`python -m grader.bench --kit-setup`: how long a student's first set-up takes, and the disk it fills.
 
 Releases the kit into a temporary folder and, as a student would (grader/instructor/kit_trial.py):
-  make    the kit's own `make` builds .venv (the commands without make are the same ones);
+  make    the kit's own `make` builds .venv (the commands without make are the same ones), and
+          what a first install downloads (the wheels of the kit's lock for this machine);
   hosted  the README's cell, `%pip install -q -e ..`, run in a bare kernel's environment (a hub's
           Jupyter and nothing of the lab), and the disk it adds there.
 Prints them, and writes them to grader/instructor/kit_template/setup.json, from which the release
@@ -31,6 +32,27 @@ def measure(folder: Path) -> dict:
     if done.returncode:
         raise RuntimeError(f"the kit's make failed:\n{done.stderr[-2000:]}")
     figures: dict[str, Any] = {"make": {"seconds": round(make_seconds), "bytes": kit_trial.disk(kit / ".venv")}}
+    wheels = folder / "wheels"  # what a first install downloads: the wheels the lock names, for this machine
+    done = kit_trial.run(
+        kit,
+        [
+            ".venv/bin/python",
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "-d",
+            str(wheels),
+            "-r",
+            "requirements.txt",
+            "-c",
+            "constraints.txt",
+        ],
+        timeout=INSTALL,
+    )
+    if done.returncode:
+        raise RuntimeError(f"pip download failed:\n{done.stderr[-2000:]}")
+    figures["download"] = {"bytes": sum(path.stat().st_size for path in wheels.iterdir())}
 
     hosted = kit_trial.released(folder / "hosted")
     python = kit_trial.bare_python(folder / "hub", timeout=INSTALL)
@@ -52,4 +74,5 @@ def main(argv: list[str] | None = None) -> None:
     write_atomically(SETUP_FIGURES, json.dumps(figures, indent=1) + "\n")
     for way, label in (("make", "make (and the commands without make)"), ("hosted", "a hosted notebook's cell")):
         print(f"{label:40} {figures[way]['seconds']:5d} s {figures[way]['bytes'] / 1e6:7.0f} MB")
+    print(f"{'downloaded by a first install':40} {'':7} {figures['download']['bytes'] / 1e6:7.0f} MB")
     print(f"written to {SETUP_FIGURES.name}; the next release states them in the kit's README")

@@ -6,7 +6,8 @@ The kit is what students receive: the notebooks without outputs, `agtool/` with
 `tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
 cells need (`grader.check`) with the public probes it judges (grader/kit/public.py),
 requirements.txt with constraints.txt (the lab's runtime, not the instructor's tools,
-pinned by grader/instructor/locks/kit.txt), pyproject.toml, a Makefile and a README. Never the oracle
+pinned by grader/instructor/locks/kit.txt), pyproject.toml, a Makefile and a README
+that opens with every way to set it up (SETUP_FIGURES: their time and disk). Never the oracle
 (grader/instructor/oracle.py solves every stage) nor the instructor's commands.
 Nothing in it is kept by hand: the skeleton is derived from the reference
 `agtool/tools.py` by its markers, every time.
@@ -348,16 +349,16 @@ def _requirements(root: Path) -> str:
 
 
 def setup_figures() -> dict[str, str]:
-    """The README's {make_time}, {make_disk}, {hosted_time} and {hosted_disk}, as `python -m grader.bench
-    --kit-setup` last measured them (SETUP_FIGURES)."""
+    """The README's {make_time}, {make_disk}, {hosted_time}, {hosted_disk} and {download}, as
+    `python -m grader.bench --kit-setup` last measured them (SETUP_FIGURES)."""
     figures = json.loads(SETUP_FIGURES.read_text())
-    return {
-        f"{way}_{what}": f"about {figures[way]['seconds']} s"
-        if what == "time"
-        else f"{figures[way]['bytes'] / 1e6:.0f} MB"
-        for way in ("make", "hosted")
-        for what in ("time", "disk")
-    }
+    unmeasured = {"seconds": "?", "bytes": float("nan")}  # the bench releases a kit before it has measured one
+    shown = {"download": f"{figures.get('download', unmeasured)['bytes'] / 1e6:.0f} MB"}
+    for way in ("make", "hosted"):
+        measured = figures.get(way, unmeasured)
+        shown[f"{way}_time"] = f"about {measured['seconds']} s"
+        shown[f"{way}_disk"] = f"{measured['bytes'] / 1e6:.0f} MB"
+    return shown
 
 
 def _make_rule(makefile: Path, target: str) -> str:

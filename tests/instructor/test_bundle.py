@@ -271,6 +271,38 @@ def test_without_landlock_no_secret_of_the_bundle_reaches_a_students_results(whi
         shutil.rmtree(top)
 
 
+def test_setup_sh_builds_the_grading_venv_and_run_autograder_grades_with_it(bundle, tmp_path):
+    """The bundle as Gradescope receives it: its own setup.sh makes AUTOGRADER_ROOT/venv from the index (the
+    grader's runtime alone, at the lock's versions), and run_autograder grades the reference with that venv."""
+    root = autograder(bundle, tmp_path, {"tools.py": REFERENCE})
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    built = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")],
+        env={**env, "AUTOGRADER_ROOT": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    python = root / "venv" / "bin" / "python"
+    listed = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True, timeout=120
+    )
+    found = {lock.canonical(row["name"]): row["version"] for row in json.loads(listed.stdout)}
+    pinned = lock.read(lock.GRADING.path)
+    assert {name: found.get(name) for name in pinned} == pinned and set(found) - set(pinned) <= {"pip", "setuptools"}
+    done = subprocess.run(
+        [str(root / "run_autograder")],
+        cwd=root,
+        env={**env, "AUTOGRADER_ROOT": str(root)},  # run_autograder's own default: ROOT/venv
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads((root / "results" / "results.json").read_text())["score"] == 100
+
+
 def test_the_bundle_installs_with_the_gradescope_lock(bundle):
     """What the grading image installs is grader/instructor/locks/gradescope.txt, as it is: pinned, and the
     grader's runtime alone (tests/instructor/test_lock.py holds the lock to what is installed)."""

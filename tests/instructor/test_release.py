@@ -498,6 +498,7 @@ def test_the_readme_states_the_set_up_as_the_bench_measured_it(kit):
     for way in ("make", "hosted"):
         assert figures[way]["seconds"] > 0 and figures[way]["bytes"] > 0, "run `python -m grader.bench --kit-setup`"
         assert f"about {figures[way]['seconds']} s" in readme and f"{figures[way]['bytes'] / 1e6:.0f} MB" in readme
+    assert f"for {figures['download']['bytes'] / 1e6:.0f} MB" in readme
 
 
 def test_the_readme_lists_what_each_stage_writes(kit):
