@@ -106,7 +106,7 @@ def find_tools(folder: Path) -> Path | None:
     A level's tools.py is looked up by name before its folders are listed: what lies beside it costs nothing.
     """
     level, listed = [folder], 0
-    for depth in range(SEARCHED_DEPTH + 1):
+    for _ in range(SEARCHED_DEPTH + 1):  # the folder itself, then SEARCHED_DEPTH levels below it
         found = [parent / "tools.py" for parent in level if _not_a_folder(parent / "tools.py")]
         if found:
             return min(found, key=Path.as_posix)
