@@ -71,6 +71,39 @@ def test_a_submission_that_forks_within_its_memory_is_not_stopped(tmp_path):
         assert call(box, "wait", 1)["value"] == "waited"
 
 
+SHARES = """
+    import mmap, os, time
+    def share(children, mb):
+        # One fork at a time: at no moment are more than mb MB private to one process.
+        held, holding = os.pipe()
+        for _ in range(children):
+            if os.fork() == 0:
+                block = mmap.mmap(-1, mb << 20)  # MAP_SHARED | MAP_ANONYMOUS: shmem, "shared" to statm
+                for offset in range(0, len(block), 1 << 20):
+                    block[offset : offset + (1 << 20)] = b"x" * (1 << 20)
+                if os.fork() == 0:  # a holder that maps every page too: private to neither process
+                    for offset in range(0, len(block), mmap.PAGESIZE):
+                        block[offset]
+                    os.write(holding, b"+")
+                time.sleep(60)
+                os._exit(0)
+            os.read(held, 1)
+        return "sharing"
+    def wait(seconds):
+        time.sleep(seconds)
+        return "waited"
+"""
+
+
+def test_shared_anonymous_memory_held_across_forks_is_counted(tmp_path):
+    """Three forks each map 120 MB of MAP_SHARED | MAP_ANONYMOUS memory and fork a holder of the same pages:
+    360 MB against 256, in pages neither anonymous to statm nor private to any process."""
+    box = session(submission(tmp_path, SHARES), limits=replace(QUICK, answer_seconds=10))
+    with box, pytest.raises(OverBudget, match="more than 256 MB of memory"):
+        call(box, "share", 3, 120)  # seen as the third fork fills its pages, or at the latest look after
+        call(box, "wait", 2 * budget.EVERY)
+
+
 FILLS = """
     import os
     def fill(files, mb):
@@ -92,6 +125,74 @@ def test_the_bytes_a_submission_writes_are_counted_over_all_its_files(tmp_path):
         end = time.monotonic() + 2 * budget.EVERY  # the grader looks every EVERY seconds
         while time.monotonic() < end:
             call(box, "nothing")
+
+
+UNNAMED = """
+    import errno, os
+    held = []
+    def deleted(files, mb):
+        for n in range(files):
+            with open(f"held{n}", "wb") as out:
+                out.write(b"x" * (mb << 20))
+            held.append(os.open(f"held{n}", os.O_RDONLY))
+            os.unlink(f"held{n}")
+        return "held"
+    def tmpfile(files, mb):
+        for _ in range(files):
+            fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
+            held.append(fd)
+            os.write(fd, b"x" * (mb << 20))
+        return "held"
+    def until_refused(mb):
+        written, names = 0, []
+        try:
+            while True:
+                names.append(f"fill{len(names)}")
+                with open(names[-1], "wb") as out:
+                    out.write(b"x" * (mb << 20))
+                written += mb << 20
+        except OSError as error:
+            refused = errno.errorcode[error.errno]
+        for name in names:
+            if os.path.exists(name):
+                os.unlink(name)
+        return [written, refused]
+    def nothing():
+        return None
+"""
+# The workdir as root where a mount namespace can be made (a tmpfs of the budget's size, the kernel's
+# count), and where it cannot (Docker's default profile; a grader not root): the open files' blocks.
+WORKDIRS = {"its-own-tmpfs": True, "no-mount-namespace": False}
+
+
+def workdir_layers(own_tmpfs: bool) -> Layers:
+    layers = Layers.here()
+    if own_tmpfs and not layers.private_mounts:
+        pytest.skip("a tmpfs of its own needs root and a mount namespace")
+    return replace(layers, private_mounts=own_tmpfs)
+
+
+@pytest.mark.parametrize("workdir", WORKDIRS)
+@pytest.mark.parametrize("how", ["deleted", "tmpfile"], ids=["deleted-while-open", "O_TMPFILE"])
+def test_files_without_a_name_count_against_the_workdir(how, workdir, tmp_path):
+    """Twelve files of 1 MB (the per-file cap here), each deleted while open or made without a name:
+    no walk of the workdir's names sees them, and they hold 12 MB against its 8."""
+    box = session(
+        submission(tmp_path, UNNAMED),
+        limits=replace(QUICK, workdir_bytes=8 * MB),
+        layers=workdir_layers(WORKDIRS[workdir]),
+    )
+    with box, pytest.raises(OverBudget, match="more than 8 MB of files"):
+        call(box, how, 12, 1)
+        call(box, "nothing")
+
+
+def test_in_a_tmpfs_of_its_own_the_kernel_refuses_a_write_past_the_workdirs_budget(tmp_path):
+    limits = replace(QUICK, workdir_bytes=8 * MB)
+    with session(submission(tmp_path, UNNAMED), limits=limits, layers=workdir_layers(True)) as box:
+        written, refused = call(box, "until_refused", 1)["value"]
+        assert refused == "ENOSPC" and 7 * MB <= written <= 8 * MB
+        assert call(box, "nothing") == {"value": None, "runs": {}}  # all of it freed: within budget again
 
 
 SPINS = """
@@ -130,6 +231,7 @@ SURFACE = """
         "fsopen": (430, (b"tmpfs", 0)),
         "open_tree": (428, (-100, b"/", 1)),
         "unshare": (272, (0x08000000,)),
+        "mq_open": (240, (b"agtool-probe", 0o100 | 2, 0o600, 0)),
     }
     def probe():
         said = {}

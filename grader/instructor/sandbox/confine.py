@@ -16,24 +16,29 @@ The layers, outermost first:
   another child had (uids.py: a block of the zygote's own, counted up), so it cannot
   signal a classmate's child, own what an earlier child left, and the zygote's sweep
   (sweeper.py) can kill every process it ever started by uid alone;
-- as root where the kernel lets it: a System V IPC namespace of its own, so an object
-  it makes (with seccomp off) dies with its last process; and a mount namespace of its
-  own in which the grader's files, the submission's folder and whatever else the grader
-  names (a class, its outputs) are covered by empty read-only mounts, all but the paths
-  the child must read (Python, site-packages) and its workdir: with Landlock or without,
-  it reads none of them;
+- as root where the kernel lets it: an IPC namespace of its own, so a System V object or a
+  POSIX message queue it makes (with seccomp off) dies with its last process; and a mount
+  namespace of its own, in which its workdir is a tmpfs of the workdir's budget (the
+  kernel counts and caps every byte in it, files deleted while open and O_TMPFILE files
+  too, and it goes with the namespace's last process), and in which, where Landlock is
+  off, the grader's files, the submission's folder and whatever else the grader names (a
+  class, its outputs) are covered by empty read-only mounts, all but the paths the child
+  must read (Python, site-packages) and its workdir: with Landlock or without, it reads
+  none of them;
 - no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind,
-  no memfd, no System V IPC, no namespace or mount;
+  no memfd, no System V IPC or POSIX message queue, no namespace or mount;
 - Landlock (grader/instructor/sandbox/landlock.py): reads of an allow-list only, writes
   in its workdir only, no signals or abstract sockets outside its domain;
 - no argv, no environment but TMPDIR, stdin from /dev/null, stdout and stderr into a
-  capped file in its workdir, every other inherited descriptor pointed at /dev/null.
+  capped file in the workdir the grader made (beneath its tmpfs, where it has one: the
+  output is capped on its own), every other inherited descriptor pointed at /dev/null.
 """
 
 import ctypes
 import functools
 import os
 import resource
+import shutil
 import signal
 import site
 import sys
@@ -43,9 +48,10 @@ from dataclasses import asdict, dataclass
 from grader.instructor.sandbox import landlock, seccomp
 from grader.instructor.sandbox.uids import UID_BASE
 
-__all__ = ["PROCESSES", "UID_BASE", "Layers", "enter", "readable_paths"]
+__all__ = ["ENTRIES", "PROCESSES", "UID_BASE", "Layers", "enter", "readable_paths", "tmpfs_bytes"]
 
 PROCESSES = 16  # tasks (threads count) of a submission at once: a fork bomb stops here
+ENTRIES = 10_000  # files and folders in a workdir (its tmpfs holds one more, for the watch to see it over)
 _PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
 _CAP_DAC_READ_SEARCH = 2
 _ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))  # where grader/ and agtool/ are
@@ -53,6 +59,7 @@ _CLONE_NEWIPC, _CLONE_NEWNS = 0x08000000, 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 1, 2, 4, 8, 32
 _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
 _COVERED = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CAPABILITY_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -62,18 +69,11 @@ class Layers:
     """Which layers a child gets; `missing()` says, in words, what that leaves open."""
 
     drop_user: bool  # root: an unprivileged uid of its own
-    seccomp: bool  # no sockets, no memfd, no System V IPC, no namespaces
+    seccomp: bool  # no sockets, no memfd, no System V IPC or POSIX message queues, no namespaces
     landlock: int  # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
-    # Namespaces root can make here, each used only where the layer above is missing: a few
-    # milliseconds a child that seccomp (System V IPC) and Landlock (reads) make unneeded.
-    private_ipc: bool = False  # a System V IPC namespace of its own, where seccomp is off
-    private_mounts: bool = False  # a mount namespace, the grader's files covered in it, where Landlock is off
-
-    def uses_ipc_namespace(self) -> bool:
-        return self.private_ipc and not self.seccomp
-
-    def uses_mount_namespace(self) -> bool:
-        return self.private_mounts and not self.landlock
+    # Namespaces root can make here (both at once: half a millisecond a child).
+    private_ipc: bool = False  # an IPC namespace of its own: its System V objects and message queues die with it
+    private_mounts: bool = False  # a mount namespace: its workdir a tmpfs; the grader's files covered, without Landlock
 
     @classmethod
     def here(cls, landlock_cap: int | None = None) -> "Layers":
@@ -113,7 +113,10 @@ class Layers:
         if not self.drop_user and self.landlock < landlock.SCOPE_SINCE:
             gaps.append("the child can signal the grader (same user, no Landlock signal scoping)")
         if not self.seccomp and not self.private_ipc:
-            gaps.append("no IPC namespace and no seccomp filter: System V objects a child makes outlive it")
+            gaps.append(
+                "no IPC namespace and no seccomp filter: System V objects and POSIX message queues a child makes "
+                "outlive it"
+            )
         return gaps
 
     def confines_reads(self) -> bool:
@@ -130,8 +133,8 @@ class Layers:
             f"uid {'dropped' if self.drop_user else 'kept'}",
             f"seccomp {'on' if self.seccomp else 'off'}",
             f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off",
-            *([] if self.seccomp else [f"IPC namespace {'on' if self.private_ipc else 'off'}"]),
-            *([] if self.landlock else [f"mount namespace {'on' if self.private_mounts else 'off'}"]),
+            f"IPC namespace {'on' if self.private_ipc else 'off'}",
+            f"mount namespace {'on' if self.private_mounts else 'off'}",
         ]
         return "sandbox: " + ", ".join(said)
 
@@ -170,13 +173,19 @@ def enter(job: dict, keep: set[int]) -> None:
         signal.signal(sig, signal.SIG_DFL)
     workdir = job["workdir"]
     layers = Layers(**job["layers"])
-    _redirect_output(workdir)
+    made = os.open(workdir, _DIRECTORY)  # the workdir the grader made: what it put there, and the output
+    try:
+        _unshare(layers)
+        if layers.private_mounts:
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted here reaches the grader's namespace
+            if not layers.landlock:
+                _cover_all(job["hidden"], keep=[workdir, *readable_paths()])
+            _own_workdir(workdir, made, job["limits"]["workdir_bytes"], job["uid"])
+        _redirect_output(workdir, made)
+    finally:
+        os.close(made)
     _shut_inherited(keep | {0, 1, 2})
     uid = job["uid"]
-    if layers.uses_ipc_namespace() and _libc.unshare(_CLONE_NEWIPC) != 0:
-        raise OSError(ctypes.get_errno(), "could not make an IPC namespace")
-    if layers.uses_mount_namespace():
-        _cover_all(job["hidden"], keep=[workdir, *readable_paths()])
     if layers.drop_user:
         for name in (workdir, *(os.path.join(workdir, entry) for entry in os.listdir(workdir))):
             os.chown(name, uid, uid)
@@ -227,10 +236,11 @@ def _set_capabilities(mask: int) -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
-def _redirect_output(workdir: str) -> None:
+def _redirect_output(workdir: str, made: int) -> None:
+    """Into the workdir (its tmpfs, where it has one); stdout and stderr into `output` in the one the grader made."""
     os.chdir(workdir)
     null = os.open(os.devnull, os.O_RDONLY)
-    output = os.open("output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    output = os.open("output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600, dir_fd=made)
     for fd, target in ((0, null), (1, output), (2, output)):
         os.dup2(target, fd)
     os.close(null)
@@ -297,11 +307,37 @@ def _can_unshare(namespace: int) -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
+def _unshare(layers: Layers) -> None:
+    """The namespaces of this child's own that `layers` name, in one call."""
+    namespaces = (_CLONE_NEWIPC if layers.private_ipc else 0) | (_CLONE_NEWNS if layers.private_mounts else 0)
+    if namespaces and _libc.unshare(namespaces) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"could not make the namespaces of a child: {os.strerror(error)}")
+
+
+def tmpfs_bytes(most: int) -> int:
+    """The size of the tmpfs a workdir of `most` bytes is: a page more (so the watch sees it over budget),
+    in whole pages, as the kernel sizes it. The watch knows the child's tmpfs by it (budget.py)."""
+    page = resource.getpagesize()
+    return (most + 2 * page - 1) // page * page
+
+
+def _own_workdir(workdir: str, made: int, most: int, uid: int | None) -> None:
+    """Mount a tmpfs of `most` bytes (tmpfs_bytes) on the workdir, in this child's mount
+    namespace, and copy into it what the grader put in the one it made (`made`): the private copy of the
+    submission, its compiled code. The kernel counts and caps what it holds, named or not, and removes it
+    all with the namespace's last process."""
+    owner = "" if uid is None else f",uid={uid},gid={uid}"
+    size = f"size={tmpfs_bytes(most)},nr_inodes={ENTRIES + 2},mode=0700{owner}"
+    _mount("tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, size)
+    for name in os.listdir(made):  # the grader's own files, made before the fork: regular, and small
+        source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=made)
+        with open(source, "rb") as copied, open(os.path.join(workdir, name), "xb") as copy:
+            shutil.copyfileobj(copied, copy)
+
+
 def _cover_all(hidden: list[str], keep: list[str]) -> None:
-    """In a mount namespace of this child's own, cover each hidden path but what is kept (see _cover)."""
-    if _libc.unshare(_CLONE_NEWNS) != 0:
-        raise OSError(ctypes.get_errno(), "could not make a mount namespace")
-    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted here reaches the grader's namespace
+    """In this child's mount namespace (made private), cover each hidden path but what is kept (see _cover)."""
     # A /proc of its own that shows only its own uid's processes: not the grader's command line.
     _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=2")
     kept = [os.path.realpath(path) for path in keep]
