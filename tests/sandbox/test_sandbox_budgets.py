@@ -7,7 +7,9 @@ an honest child nothing), kernel objects that would outlive the child (System V 
 memfd, new namespaces and mounts), an exit code that would pass for the grader's own.
 """
 
+import contextlib
 import os
+import tempfile
 import time
 from dataclasses import replace
 
@@ -18,7 +20,7 @@ from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import MB
 from grader.instructor.sandbox.uids import UID_BASE
 from grader.kit.errors import Crashed, GraderError, OverBudget, TimedOut
-from tests.sandboxing import QUICK, call, ipc_objects, session, submission
+from tests.sandboxing import QUICK, call, gone, ipc_objects, sandbox_processes, session, submission, uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -270,6 +272,73 @@ def test_no_system_v_object_outlives_its_session_even_without_seccomp(tmp_path):
         ids = call(box, "leave", 0x41470001)["value"]
     assert min(ids) >= 0  # each made its object (in a namespace of its own)
     assert ipc_objects() == before
+
+
+LEAVES = """
+    import ctypes, os, time
+    libc = ctypes.CDLL(None, use_errno=True)
+    def leave(key, queue):
+        made = {
+            "shm": libc.shmget(key, 1 << 20, 0o1666),
+            "msg": libc.msgget(key, 0o1666),
+            "sem": libc.semget(key, 1, 0o1666),
+            "mq": libc.mq_open(queue.encode(), os.O_CREAT | os.O_RDWR, 0o666, None),
+        }
+        with open("named", "wb") as out:
+            out.write(b"x" * 4096)
+        unnamed = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
+        os.write(unnamed, b"x" * 4096)
+        said, say = os.pipe()
+        if os.fork() == 0:  # a daemon in a session of its own, holding the unnamed file
+            os.setsid()
+            if os.fork() == 0:
+                os.write(say, str(os.getpid()).encode())
+                time.sleep(60)
+            os._exit(0)
+        made["daemon"] = int(os.read(said, 32))
+        return made
+"""
+# The layers a session is looked at under: this kernel's; without seccomp (as root, an IPC namespace
+# then holds what it makes); without Landlock (as root, the mount namespace then covers the grader); neither.
+LEFTOVER_LAYERS = {
+    "kernel": lambda: Layers.here(),
+    "no-seccomp": lambda: replace(Layers.here(), seccomp=False),
+    "no-landlock": lambda: Layers.here(landlock_cap=0),
+    "neither": lambda: replace(Layers.here(landlock_cap=0), seccomp=False),
+}
+
+
+def owned_by(uid: int) -> list[str]:
+    """What `uid` owns at the top of the folders every user may write in."""
+    found = []
+    for folder in {tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}:
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            found += [entry.path for entry in entries if entry.stat(follow_symlinks=False).st_uid == uid]
+    return found
+
+
+@pytest.mark.parametrize("which", LEFTOVER_LAYERS)
+def test_a_session_leaves_nothing_behind(which, tmp_path):
+    """A submission leaves a daemon holding a file without a name, a named file, System V objects and a POSIX
+    message queue: after its session, no process, file or IPC object of it is left, of any kind."""
+    layers = LEFTOVER_LAYERS[which]()
+    if not layers.seccomp and not layers.private_ipc:
+        pytest.skip("without seccomp or an IPC namespace, IPC objects outlive a child (Layers.missing says so)")
+    before = ipc_objects()
+    with session(submission(tmp_path, LEAVES), layers=layers) as box:
+        made = call(box, "leave", 0x41470002, "/agtool-lab-leftover-test")["value"]
+        uid, workdir = box.uid, box.workdir
+    # Made (in its own IPC namespace), or refused: System V's by seccomp, a queue by seccomp or Landlock (a file
+    # made outside the workdir, to it).
+    system_v = [made.pop(kind) for kind in ("shm", "msg", "sem")]
+    assert all(each >= 0 for each in system_v) if not layers.seccomp else system_v == [-1] * 3
+    assert (made.pop("mq") >= 0) == (not layers.seccomp and not layers.landlock)
+    assert gone(made["daemon"]) and gone(box.pid)
+    assert not os.path.exists(workdir) and box.cleanup_problem is None
+    assert ipc_objects() == before
+    if uid is not None:
+        assert uid not in {uid_of(pid) for pid in sandbox_processes()}
+        assert owned_by(uid) == []
 
 
 @ROOT_ONLY
