@@ -286,6 +286,12 @@ LEAVES = """
         }
         with open("named", "wb") as out:
             out.write(b"x" * 4096)
+        for folder in ("/tmp", "/var/tmp", "/dev/shm"):  # where every user may write
+            try:
+                with open(f"{folder}/agtool-lab-left-{os.getuid()}", "w") as out:
+                    out.write("left behind")
+            except OSError:
+                pass
         unnamed = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
         os.write(unnamed, b"x" * 4096)
         said, say = os.pipe()
@@ -319,8 +325,9 @@ def owned_by(uid: int) -> list[str]:
 
 @pytest.mark.parametrize("which", LEFTOVER_LAYERS)
 def test_a_session_leaves_nothing_behind(which, tmp_path):
-    """A submission leaves a daemon holding a file without a name, a named file, System V objects and a POSIX
-    message queue: after its session, no process, file or IPC object of it is left, of any kind."""
+    """A submission leaves a daemon holding a file without a name, files named in its workdir and wherever every
+    user may write, System V objects and a POSIX message queue: after its session, no process, file or IPC
+    object of it is left, of any kind."""
     layers = LEFTOVER_LAYERS[which]()
     if not layers.seccomp and not layers.private_ipc:
         pytest.skip("without seccomp or an IPC namespace, IPC objects outlive a child (Layers.missing says so)")

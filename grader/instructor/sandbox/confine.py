@@ -24,7 +24,8 @@ The layers, outermost first:
   off, the grader's files, the submission's folder and whatever else the grader names (a
   class, its outputs) are covered by empty read-only mounts, all but the paths the child
   must read (Python, site-packages) and its workdir: with Landlock or without, it reads
-  none of them;
+  none of them; and every mount but its workdir's is read-only (Linux 5.12+): with
+  Landlock or without, it writes nowhere else (no file left in a world-writable /tmp);
 - no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind,
   no memfd, no System V IPC or POSIX message queue, no namespace or mount;
 - Landlock (grader/instructor/sandbox/landlock.py): reads of an allow-list only, writes
@@ -35,6 +36,7 @@ The layers, outermost first:
 """
 
 import ctypes
+import errno
 import functools
 import os
 import resource
@@ -52,6 +54,7 @@ __all__ = ["ENTRIES", "PROCESSES", "UID_BASE", "Layers", "enter", "readable_path
 
 PROCESSES = 16  # tasks (threads count) of a submission at once: a fork bomb stops here
 ENTRIES = 10_000  # files and folders in a workdir (its tmpfs holds one more, for the watch to see it over)
+OUTPUT = "output"  # the child's stdout and stderr, a file in the workdir the grader made
 _PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
 _CAP_DAC_READ_SEARCH = 2
 _ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))  # where grader/ and agtool/ are
@@ -61,6 +64,7 @@ _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
 _COVERED = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CAPABILITY_VERSION_3 = 0x20080522
+_MOUNT_SETATTR, _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1  # the same on every architecture
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -99,9 +103,10 @@ class Layers:
         if not self.seccomp:
             gaps.append(f"no seccomp filter: the child can open sockets, UDP included ({seccomp.available()})")
         if self.landlock == 0 and self.private_mounts:
+            writes = "writes only in its workdir" if can_make_read_only() else "writes wherever its user can"
             gaps.append(
                 "no Landlock: the grader's files, the class and its outputs are covered in the child's mount "
-                "namespace, but it can read any other file its user can and write wherever its user can"
+                f"namespace, but it can read any other file its user can (it {writes})"
             )
         elif self.landlock == 0:
             gaps.append(
@@ -175,15 +180,19 @@ def enter(job: dict, keep: set[int]) -> None:
     layers = Layers(**job["layers"])
     made = os.open(workdir, _DIRECTORY)  # the workdir the grader made: what it put there, and the output
     try:
+        # Opened before any namespace: on the grader's mount, which no mount made read-only here holds.
+        output = os.open(OUTPUT, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600, dir_fd=made)
         _unshare(layers)
         if layers.private_mounts:
             _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted here reaches the grader's namespace
             if not layers.landlock:
                 _cover_all(job["hidden"], keep=[workdir, *readable_paths()])
             _own_workdir(workdir, made, job["limits"]["workdir_bytes"], job["uid"])
-        _redirect_output(workdir, made)
+            if not layers.landlock and can_make_read_only():  # what Landlock's writes do: all but the workdir
+                _read_only_but(workdir)
     finally:
         os.close(made)
+    _redirect_output(workdir, output)
     _shut_inherited(keep | {0, 1, 2})
     uid = job["uid"]
     if layers.drop_user:
@@ -236,11 +245,10 @@ def _set_capabilities(mask: int) -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
-def _redirect_output(workdir: str, made: int) -> None:
-    """Into the workdir (its tmpfs, where it has one); stdout and stderr into `output` in the one the grader made."""
+def _redirect_output(workdir: str, output: int) -> None:
+    """Into the workdir (its tmpfs, where it has one); stdout and stderr into `output`, in the one the grader made."""
     os.chdir(workdir)
     null = os.open(os.devnull, os.O_RDONLY)
-    output = os.open("output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600, dir_fd=made)
     for fd, target in ((0, null), (1, output), (2, output)):
         os.dup2(target, fd)
     os.close(null)
@@ -330,10 +338,43 @@ def _own_workdir(workdir: str, made: int, most: int, uid: int | None) -> None:
     owner = "" if uid is None else f",uid={uid},gid={uid}"
     size = f"size={tmpfs_bytes(most)},nr_inodes={ENTRIES + 2},mode=0700{owner}"
     _mount("tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, size)
-    for name in os.listdir(made):  # the grader's own files, made before the fork: regular, and small
+    for name in set(os.listdir(made)) - {OUTPUT}:  # the grader's own files, made before the fork: regular, small
         source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=made)
         with open(source, "rb") as copied, open(os.path.join(workdir, name), "xb") as copy:
             shutil.copyfileobj(copied, copy)
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def _set_mount_attributes(path: str, recursive: bool, read_only: bool) -> int:
+    """mount_setattr(2) on the mount at `path` (and every mount below it, `recursive`): 0, or the errno."""
+    attributes = _MountAttr(_MOUNT_ATTR_RDONLY if read_only else 0, 0 if read_only else _MOUNT_ATTR_RDONLY, 0, 0)
+    flags = _AT_RECURSIVE if recursive else 0
+    size = ctypes.sizeof(attributes)
+    done = _libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, _bytes(path), flags, ctypes.byref(attributes), size)
+    return 0 if done == 0 else ctypes.get_errno()
+
+
+@functools.cache
+def can_make_read_only() -> bool:
+    """Has this kernel mount_setattr(2) (Linux 5.12+), to make every mount of a child's namespace read-only?"""
+    return _set_mount_attributes("", recursive=False, read_only=True) != errno.ENOSYS  # "": refused, if known
+
+
+def _read_only_but(workdir: str) -> None:
+    """Every mount of this child's namespace read-only but its workdir's tmpfs: without Landlock, it writes
+    nowhere else, so it leaves no file anywhere (a world-writable /tmp, /dev/shm) that outlives it."""
+    for path, read_only in (("/", True), (workdir, False)):
+        failed = _set_mount_attributes(path, recursive=read_only, read_only=read_only)
+        if failed:
+            raise OSError(failed, f"could not make the mounts read-only at {path}: {os.strerror(failed)}")
 
 
 def _cover_all(hidden: list[str], keep: list[str]) -> None:
