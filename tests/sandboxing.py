@@ -20,6 +20,7 @@ SLOW_ATTACK_SECONDS = {
     "hoards_shared_memory_in_forks": 10,
     "holds_deleted_files": 10,
     "holds_unnamed_files": 10,
+    "maps_deleted_files": 10,
 }
 
 

@@ -36,6 +36,7 @@ TWISTS = sorted(
     {"background_processes", "deep_directory", "exits_as_not_confined", "fills_the_workdir", "floods_the_grader"}
     | {"fork_bomb", "hoards_memory_in_forks", "kills_the_grader", "system_v_ipc", "writes_outside", "reads_secrets"}
     | {"hoards_shared_memory_in_forks", "holds_deleted_files", "holds_unnamed_files", "posix_message_queue"}
+    | {"maps_deleted_files"}
 )
 
 if os.geteuid() != 0 or not os.access(SYSTEM_PYTHON, os.X_OK):

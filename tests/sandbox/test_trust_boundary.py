@@ -52,6 +52,7 @@ CONTAINED = {
     "fills_the_workdir": ((2,), "more than 64 MB of files in all"),
     "holds_deleted_files": ((2,), "more than 64 MB of files in all"),
     "holds_unnamed_files": ((2,), "more than 64 MB of files in all"),
+    "maps_deleted_files": ((2,), "more than 64 MB of files in all"),
     "system_v_ipc": ((), ""),
     "posix_message_queue": ((), ""),
     "fork_bomb": ((), ""),

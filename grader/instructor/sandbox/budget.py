@@ -25,7 +25,7 @@ child's own processes after every answer, and ends the session over budget:
   (confine.py, as root), the tmpfs's own count (its statvfs), which holds files deleted while
   open and O_TMPFILE files too until their last descriptor closes, and whose size the kernel
   enforces; elsewhere the bytes of every named file in the workdir plus those of every file
-  without a name a process of the submission holds open.
+  without a name a process of the submission holds open or (in the whole look) maps.
 memfd and System V memory, which no process's pages show, are refused by seccomp.
 """
 
@@ -55,6 +55,9 @@ class Watch:
         self.own_tmpfs = own_tmpfs
         self.next_check = time.monotonic()
         self._inherited = _resident(pid)
+        # Files without a name the child maps from its start (the zygote's: a library replaced since it was
+        # loaded) are not the submission's. Looked for where no tmpfs of its own counts its files.
+        self._inherited_files = set() if own_tmpfs else set(_mapped_unnamed(pid))
 
     def check(self) -> None:
         """The whole look (orphans, CPU and files too), when EVERY seconds have passed since the last."""
@@ -64,17 +67,18 @@ class Watch:
         self._count(processes)
         if sum(_cpu_ticks(pid) for pid in processes) / _TICKS > self.limits.stage_seconds:
             raise TimedOut(f"the stage used over {self.limits.stage_seconds:g} s of CPU in all: an infinite loop?")
-        self._check_files(processes)
+        self._check_files(processes, mapped=True)
         self.next_check = time.monotonic() + EVERY
 
     def answered(self) -> None:
         """The quick look after every answer, at what the child's main thread (the submission's code)
         forked and its workdir: what a request left running or written is charged to that very request
         (its verdict does not hang on when the last whole look was). Forks of its other threads, and
-        their descendants' own, wait for the whole look."""
+        their descendants' own, wait for the whole look, and so do files without a name that are only
+        mapped (their processes' maps are long to read)."""
         processes = {self.pid, *_children(self.pid, tasks=(str(self.pid),))}
         self._count(processes)
-        self._check_files(processes)
+        self._check_files(processes, mapped=False)
 
     def _count(self, processes: set[int]) -> None:
         if len(processes) > PROCESSES:
@@ -88,14 +92,22 @@ class Watch:
                 "of memory in all (forking to get more?)"
             )
 
-    def _check_files(self, processes: set[int]) -> None:
-        """OverBudget if the workdir holds too many bytes (named or not), entries or levels."""
+    def _check_files(self, processes: set[int], mapped: bool) -> None:
+        """OverBudget if the workdir holds too many bytes (named or not), entries or levels. Files without a
+        name: those `processes` hold open, and (`mapped`) those they only map."""
         most = self.limits.workdir_bytes
         if self.own_tmpfs:  # all it holds, named or not: the tmpfs's own count
             _over_files(_tmpfs_used(self.workdir, tmpfs_bytes(most)), most)
             _walk(self.workdir, most, held=0)  # for entries and levels: its bytes are in the count above
-        else:
-            _walk(self.workdir, most, held=_unnamed(processes))
+            return
+        unnamed: dict[tuple[int, int], int] = {}
+        for pid in processes if mapped else ():
+            for file, size in _mapped_unnamed(pid).items():
+                if file not in self._inherited_files:
+                    unnamed[file] = max(unnamed.get(file, 0), size)
+        for pid in processes:
+            unnamed.update(_open_unnamed(pid))  # exact, where a descriptor is open
+        _walk(self.workdir, most, held=sum(unnamed.values()))
 
     def processes(self, orphans: bool = True) -> set[int]:
         """The child, everything below it, and (`orphans`) the zygote's orphans of the child's uid with theirs."""
@@ -155,23 +167,50 @@ def _proportional(pid: int) -> int:
     return total
 
 
-def _unnamed(processes: set[int]) -> int:
-    """Bytes of the regular files without a name (deleted while open, O_TMPFILE) that `processes` hold open,
-    each file once: their blocks stay until the last descriptor closes, and no walk of names sees them."""
-    seen: dict[tuple[int, int], int] = {}
-    for pid in processes:
+def _open_unnamed(pid: int) -> dict[tuple[int, int], int]:
+    """(device, inode) -> bytes of each regular file without a name (deleted while open, O_TMPFILE) process
+    `pid` holds open: their blocks stay until the last descriptor closes, and no walk of names sees them."""
+    found: dict[tuple[int, int], int] = {}
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # it ended meanwhile
+        return found
+    for fd in descriptors:
         try:
-            descriptors = os.listdir(f"/proc/{pid}/fd")
-        except OSError:  # it ended meanwhile
+            status = os.stat(f"/proc/{pid}/fd/{fd}")  # the open file itself, named or not
+        except OSError:
             continue
-        for fd in descriptors:
-            try:
-                status = os.stat(f"/proc/{pid}/fd/{fd}")  # the open file itself, named or not
-            except OSError:
-                continue
-            if stat.S_ISREG(status.st_mode) and status.st_nlink == 0:
-                seen[status.st_dev, status.st_ino] = status.st_blocks * 512
-    return sum(seen.values())
+        if stat.S_ISREG(status.st_mode) and status.st_nlink == 0:
+            found[status.st_dev, status.st_ino] = status.st_blocks * 512
+    return found
+
+
+_SHARED_MEMORY = (b"/dev/zero ", b"/SYSV", b"/memfd:")  # "deleted" in maps, but memory (counted as such): no file
+
+
+def _mapped_unnamed(pid: int) -> dict[tuple[int, int], int]:
+    """(device, inode) -> bytes of each file without a name process `pid` maps (deleted once mapped, maybe
+    with no descriptor left): its blocks where the grader may look at the mapping (as root), else as far
+    into the file as it maps (more than the file holds, if it maps past its end)."""
+    found: dict[tuple[int, int], int] = {}
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as maps:
+            lines = maps.read().splitlines()
+    except OSError:  # it ended meanwhile
+        return found
+    for line in lines:
+        fields = line.split(None, 5)  # span, permissions, offset, device, inode, path
+        if not line.endswith(b" (deleted)") or len(fields) < 6 or fields[5].startswith(_SHARED_MEMORY):
+            continue
+        start, end = (int(address, 16) for address in fields[0].split(b"-"))
+        major, minor = (int(number, 16) for number in fields[3].split(b":"))
+        try:
+            size = os.stat(f"/proc/{pid}/map_files/{fields[0].decode()}").st_blocks * 512
+        except OSError:  # not root: no look through the mapping
+            size = int(fields[2], 16) + end - start
+        file = (os.makedev(major, minor), int(fields[4]))
+        found[file] = max(found.get(file, 0), size)
+    return found
 
 
 def _tmpfs_used(path: str, size: int) -> int:
