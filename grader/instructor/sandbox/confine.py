@@ -75,7 +75,7 @@ class Layers:
     drop_user: bool  # root: an unprivileged uid of its own
     seccomp: bool  # no sockets, no memfd, no System V IPC or POSIX message queues, no namespaces
     landlock: int  # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
-    # Namespaces root can make here (both at once: half a millisecond a child).
+    # Namespaces root can make here, made at once (about a millisecond a child, most of it at its exit).
     private_ipc: bool = False  # an IPC namespace of its own: its System V objects and message queues die with it
     private_mounts: bool = False  # a mount namespace: its workdir a tmpfs; the grader's files covered, without Landlock
 
