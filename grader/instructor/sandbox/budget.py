@@ -15,8 +15,8 @@ child's own processes after every answer, and ends the session over budget:
   60 MB of the zygote's, and whatever else they share), so when it says over budget, the
   kernel's proportional count decides (smaps_rollup: Pss_Anon and Pss_Shmem, a page shared
   by n processes charged 1/n to each; a millisecond or two a process): the pages the
-  submission's processes share among themselves count once, and the zygote's pages they
-  share at most once too (its share of them);
+  submission's processes share among themselves count once, and of the zygote's pages
+  they hold the share the kernel gives them (at most all 60 MB, once);
 - CPU: user and system time of those processes, and of the ones they reaped: a stage's
   budget is what the submission computed, so a busy neighbour (another stage, another
   student) spends none of it;
@@ -41,7 +41,6 @@ EVERY = 0.2  # seconds between two looks
 DEPTH = 100  # folders within folders in a workdir
 MB = 1024 * 1024
 _TICKS = os.sysconf("SC_CLK_TCK")
-_PAGE = os.sysconf("SC_PAGE_SIZE")
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
