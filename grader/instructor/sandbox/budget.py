@@ -11,12 +11,12 @@ child's own processes after every answer, and ends the session over budget:
   MAP_SHARED | MAP_ANONYMOUS mapping, a tmpfs file mapped), which statm would call
   "shared". First cheaply, what each process has resident of both (status: RssAnon and
   RssShmem), summed, less what the child started with (the zygote's pages, mapped into it
-  at the fork). That charges each fork again the pages it shares with its parent (about
-  60 MB of the zygote's, and whatever else they share), so when it says over budget, the
-  kernel's proportional count decides (smaps_rollup: Pss_Anon and Pss_Shmem, a page shared
-  by n processes charged 1/n to each; a millisecond or two a process): the pages the
-  submission's processes share among themselves count once, and of the zygote's pages
-  they hold the share the kernel gives them (at most all 60 MB, once);
+  at the fork, read from the zygote). That charges each fork again the pages it shares
+  with its parent (about 60 MB of the zygote's, and whatever else they share), so when it
+  says over budget, the kernel's proportional count decides (smaps_rollup: Pss_Anon and
+  Pss_Shmem, a page shared by n processes charged 1/n to each; a millisecond or two a
+  process): the pages the submission's processes share among themselves count once, and
+  of the zygote's pages they hold the share the kernel gives them (at most all 60 MB, once);
 - CPU: user and system time of those processes, and of the ones they reaped: a stage's
   budget is what the submission computed, so a busy neighbour (another stage, another
   student) spends none of it;
@@ -53,10 +53,11 @@ class Watch:
         self.pid, self.uid, self.zygote, self.workdir, self.limits = pid, uid, zygote, workdir, limits
         self.own_tmpfs = own_tmpfs
         self.next_check = time.monotonic()
-        self._inherited = _resident(pid)
-        # Files without a name the child maps from its start (the zygote's: a library replaced since it was
-        # loaded) are not the submission's. Looked for where no tmpfs of its own counts its files.
-        self._inherited_files = set() if own_tmpfs else set(_mapped_unnamed(pid))
+        # What the child started with, read from the zygote it is a fork of: the child may be running the
+        # submission's import already. Its pages; and files without a name it maps (a library replaced since
+        # the zygote loaded it), which are not the submission's, looked for where no tmpfs counts its files.
+        self._inherited = _resident(zygote)
+        self._inherited_files = set() if own_tmpfs else set(_mapped_unnamed(zygote))
 
     def check(self) -> None:
         """The whole look (orphans, CPU and files too), when EVERY seconds have passed since the last."""
