@@ -9,14 +9,16 @@ child's own processes after every answer, and ends the session over budget:
   fork bomb;
 - memory, as the kernel holds it: anonymous pages and shared memory (shmem: a
   MAP_SHARED | MAP_ANONYMOUS mapping, a tmpfs file mapped), which statm would call
-  "shared". First cheaply, what each process has resident of both (status: RssAnon and
-  RssShmem), summed, less what the child started with (the zygote's pages, mapped into it
-  at the fork, read from the zygote). That charges each fork again the pages it shares
-  with its parent (about 60 MB of the zygote's, and whatever else they share), so when it
-  says over budget, the kernel's proportional count decides (smaps_rollup: Pss_Anon and
-  Pss_Shmem, a page shared by n processes charged 1/n to each; a millisecond or two a
-  process): the pages the submission's processes share among themselves count once, and
-  of the zygote's pages they hold the share the kernel gives them (at most all 60 MB, once);
+  "shared". First cheaply, every page each process has resident (statm), summed, less
+  what the child started with (the zygote's anonymous and shared pages, mapped into it at
+  the fork, read from the zygote): never less than what it holds. Near the budget, what
+  each has resident of both alone (status: RssAnon and RssShmem). That charges each fork
+  again the pages it shares with its parent (about 60 MB of the zygote's, and whatever
+  else they share), so when it says over budget, the kernel's proportional count decides
+  (smaps_rollup: Pss_Anon and Pss_Shmem, a page shared by n processes charged 1/n to
+  each; a millisecond or two a process): the pages the submission's processes share among
+  themselves count once, and of the zygote's pages they hold the share the kernel gives
+  them (at most all 60 MB, once);
 - CPU: user and system time of those processes, and of the ones they reaped: a stage's
   budget is what the submission computed, so a busy neighbour (another stage, another
   student) spends none of it;
@@ -41,6 +43,7 @@ EVERY = 0.2  # seconds between two looks
 DEPTH = 100  # folders within folders in a workdir
 MB = 1024 * 1024
 _TICKS = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -56,7 +59,7 @@ class Watch:
         # What the child started with, read from the zygote it is a fork of: the child may be running the
         # submission's import already. Its pages; and files without a name it maps (a library replaced since
         # the zygote loaded it), which are not the submission's, looked for where no tmpfs counts its files.
-        self._inherited = _resident(zygote)
+        self._inherited = _held(zygote)
         self._inherited_files = set() if own_tmpfs else set(_mapped_unnamed(zygote))
 
     def check(self) -> None:
@@ -83,23 +86,36 @@ class Watch:
     def _count(self, processes: set[int]) -> None:
         if len(processes) > PROCESSES:
             raise OverBudget(f"the submission ran more than {PROCESSES} processes at once (a fork bomb?)")
+        most = self.limits.memory_bytes
+        # Every resident page first (statm: a third of what status costs, and never less than what is held):
         memory = sum(_resident(pid) for pid in processes) - self._inherited
-        if memory > self.limits.memory_bytes and len(processes) > 1:  # forks: each page once, the kernel's way
+        if memory > most:  # near the budget: its anonymous and shared memory alone
+            memory = sum(_held(pid) for pid in processes) - self._inherited
+        if memory > most and len(processes) > 1:  # forks: each page once, the kernel's way
             memory = min(memory, sum(_proportional(pid) for pid in processes))
-        if memory > self.limits.memory_bytes:
+        if memory > most:
             raise OverBudget(
-                f"the submission's processes held more than {self.limits.memory_bytes // MB} MB "
-                "of memory in all (forking to get more?)"
+                f"the submission's processes held more than {most // MB} MB of memory in all (forking to get more?)"
             )
 
     def _check_files(self, processes: set[int], mapped: bool) -> None:
-        """OverBudget if the workdir holds too many bytes (named or not), entries or levels. Files without a
-        name: those `processes` hold open, and (`mapped`) those they only map."""
+        """OverBudget if the workdir holds too many bytes (named or not), entries or levels."""
         most = self.limits.workdir_bytes
-        if self.own_tmpfs:  # all it holds, named or not: the tmpfs's own count
-            _over_files(_tmpfs_used(self.workdir, tmpfs_bytes(most)), most)
-            _walk(self.workdir, most, held=0)  # for entries and levels: its bytes are in the count above
+        try:
+            top = os.open(self.workdir, _DIRECTORY)
+        except OSError:  # the child ended meanwhile (its tmpfs with it)
             return
+        try:
+            if self.own_tmpfs:  # all it holds, named or not: the tmpfs's own count
+                _over_files(_tmpfs_used(top, tmpfs_bytes(most)), most)
+                _walk(top, most, held=0)  # for entries and levels: its bytes are in the count above
+            else:
+                _walk(top, most, held=self._unnamed(processes, mapped))
+        finally:
+            os.close(top)
+
+    def _unnamed(self, processes: set[int], mapped: bool) -> int:
+        """Bytes of the files without a name `processes` hold open, and (`mapped`) of those they only map."""
         unnamed: dict[tuple[int, int], int] = {}
         for pid in processes if mapped else ():
             for file, size in _mapped_unnamed(pid).items():
@@ -107,7 +123,7 @@ class Watch:
                     unnamed[file] = max(unnamed.get(file, 0), size)
         for pid in processes:
             unnamed.update(_open_unnamed(pid))  # exact, where a descriptor is open
-        _walk(self.workdir, most, held=sum(unnamed.values()))
+        return sum(unnamed.values())
 
     def processes(self, orphans: bool = True) -> set[int]:
         """The child, everything below it, and (`orphans`) the zygote's orphans of the child's uid with theirs."""
@@ -144,13 +160,24 @@ def _read(path: str) -> bytes:
 
 
 def _resident(pid: int) -> int:
+    """Bytes of every page process `pid` has resident, file-backed ones too (statm)."""
+    try:
+        return int(_read(f"/proc/{pid}/statm").split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):  # it ended meanwhile
+        return 0
+
+
+def _held(pid: int) -> int:
     """Bytes of anonymous and shared-memory pages process `pid` has resident (status: RssAnon + RssShmem)."""
     try:
         status = _read(f"/proc/{pid}/status")
     except OSError:  # it ended meanwhile
         return 0
-    kilobytes = [line.split()[1] for line in status.splitlines() if line.startswith((b"RssAnon:", b"RssShmem:"))]
-    return sum(map(int, kilobytes)) * 1024  # none for a zombie
+    at = status.find(b"RssAnon:")  # none for a zombie
+    fields = status[at:].split(None, 8) if at >= 0 else []  # RssAnon: n kB RssFile: n kB RssShmem: n kB
+    if len(fields) < 8 or fields[6] != b"RssShmem:":
+        return 0
+    return (int(fields[1]) + int(fields[7])) * 1024
 
 
 def _proportional(pid: int) -> int:
@@ -213,13 +240,10 @@ def _mapped_unnamed(pid: int) -> dict[tuple[int, int], int]:
     return found
 
 
-def _tmpfs_used(path: str, size: int) -> int:
-    """Bytes in use in the tmpfs of `size` bytes at `path` (every file it holds, named or not); 0 while the
-    file system there is another (the child has not mounted its own yet: none of the submission ran)."""
-    try:
-        usage = os.statvfs(path)
-    except OSError:  # the child ended meanwhile, and its tmpfs with it
-        return 0
+def _tmpfs_used(folder: int, size: int) -> int:
+    """Bytes in use in the tmpfs of `size` bytes that `folder` is open in (every file it holds, named or not);
+    0 while the file system there is another (the child has not mounted its own yet: none of the submission ran)."""
+    usage = os.fstatvfs(folder)
     if usage.f_blocks * usage.f_frsize != size:
         return 0
     return (usage.f_blocks - usage.f_bfree) * usage.f_frsize
@@ -240,22 +264,19 @@ def _over_files(held: int, most: int) -> None:
         raise OverBudget(f"the submission wrote more than {most // MB} MB of files in all (its folder)")
 
 
-def _walk(workdir: str, most: int, held: int) -> None:
-    """Raise OverBudget if the workdir's named files and `held` bytes more come to more than `most` bytes,
-    or it holds more than ENTRIES entries or DEPTH levels."""
+def _walk(top: int, most: int, held: int) -> None:
+    """Raise OverBudget if the workdir open at `top` holds named files of more than `most` bytes with `held`
+    bytes more, more than ENTRIES entries or more than DEPTH levels."""
     _over_files(held, most)
-    try:
-        top = os.open(workdir, _DIRECTORY)
-    except OSError:
-        return
     entries, opened = 0, [top]  # one open folder per level, the deepest last
-    pending: list[list[str]] = [[]]
+    pending = [_listing(top)]
     try:
-        pending[0] = _listing(top)
         while opened:
             if not pending[-1]:
-                os.close(opened.pop())
+                done = opened.pop()
                 pending.pop()
+                if opened:  # not the top: the caller's
+                    os.close(done)
                 continue
             name = pending[-1].pop()
             entries += 1
@@ -277,7 +298,7 @@ def _walk(workdir: str, most: int, held: int) -> None:
                 opened.append(deeper)
                 pending.append(_listing(deeper))
     finally:
-        for fd in opened:
+        for fd in opened[1:]:
             os.close(fd)
 
 
