@@ -193,7 +193,7 @@ def workdir_layers(own_tmpfs: bool) -> Layers:
 def test_files_without_a_name_count_against_the_workdir(how, workdir, tmp_path):
     """Twelve files of 1 MB (the per-file cap here), each deleted while open, made without a name, or
     deleted once mapped and closed: no walk of the workdir's names sees them, and they hold 12 MB against
-    its 8. (Mapped files are counted by the whole look, every budget.EVERY seconds.)"""
+    its 8. (Outside a tmpfs of its own, the whole look counts them, every budget.EVERY seconds.)"""
     box = session(
         submission(tmp_path, UNNAMED),
         limits=replace(QUICK, workdir_bytes=8 * MB),

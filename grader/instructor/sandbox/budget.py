@@ -26,8 +26,8 @@ child's own processes after every answer, and ends the session over budget:
   (DEPTH levels at most); and bytes, as the kernel holds them: in a tmpfs of the child's own
   (confine.py, as root), the tmpfs's own count (its statvfs), which holds files deleted while
   open and O_TMPFILE files too until their last descriptor closes, and whose size the kernel
-  enforces; elsewhere the bytes of every named file in the workdir plus those of every file
-  without a name a process of the submission holds open or (in the whole look) maps.
+  enforces; elsewhere the bytes of every named file in the workdir plus (in the whole look)
+  those of every file without a name a process of the submission holds open or maps.
 memfd and System V memory, which no process's pages show, are refused by seccomp.
 """
 
@@ -57,10 +57,10 @@ class Watch:
         self.own_tmpfs = own_tmpfs
         self.next_check = time.monotonic()
         # What the child started with, read from the zygote it is a fork of: the child may be running the
-        # submission's import already. Its pages; and files without a name it maps (a library replaced since
-        # the zygote loaded it), which are not the submission's, looked for where no tmpfs counts its files.
+        # submission's import already. Its pages; and (once the submission maps any) the files without a
+        # name the zygote maps (a library replaced since it loaded it), which are not the submission's.
         self._inherited = _held(zygote)
-        self._inherited_files = set() if own_tmpfs else set(_mapped_unnamed(zygote))
+        self._inherited_files: set[tuple[int, int]] | None = None
 
     def check(self) -> None:
         """The whole look (orphans, CPU and files too), when EVERY seconds have passed since the last."""
@@ -70,18 +70,18 @@ class Watch:
         self._count(processes)
         if sum(_cpu_ticks(pid) for pid in processes) / _TICKS > self.limits.stage_seconds:
             raise TimedOut(f"the stage used over {self.limits.stage_seconds:g} s of CPU in all: an infinite loop?")
-        self._check_files(processes, mapped=True)
+        self._check_files(processes, unnamed=True)
         self.next_check = time.monotonic() + EVERY
 
     def answered(self) -> None:
         """The quick look after every answer, at what the child's main thread (the submission's code)
         forked and its workdir: what a request left running or written is charged to that very request
         (its verdict does not hang on when the last whole look was). Forks of its other threads, and
-        their descendants' own, wait for the whole look, and so do files without a name that are only
-        mapped (their processes' maps are long to read)."""
+        their descendants' own, wait for the whole look, and so do files without a name outside a tmpfs of
+        the child's own (reading every process's descriptors and maps would double what this look costs)."""
         processes = {self.pid, *_children(self.pid, tasks=(str(self.pid),))}
         self._count(processes)
-        self._check_files(processes, mapped=False)
+        self._check_files(processes, unnamed=False)
 
     def _count(self, processes: set[int]) -> None:
         if len(processes) > PROCESSES:
@@ -98,8 +98,9 @@ class Watch:
                 f"the submission's processes held more than {most // MB} MB of memory in all (forking to get more?)"
             )
 
-    def _check_files(self, processes: set[int], mapped: bool) -> None:
-        """OverBudget if the workdir holds too many bytes (named or not), entries or levels."""
+    def _check_files(self, processes: set[int], unnamed: bool) -> None:
+        """OverBudget if the workdir holds too many bytes, entries or levels: in a tmpfs of the child's own, all
+        it holds; elsewhere its named files, and (`unnamed`) the files without a name `processes` hold."""
         most = self.limits.workdir_bytes
         try:
             top = os.open(self.workdir, _DIRECTORY)
@@ -110,15 +111,17 @@ class Watch:
                 _over_files(_tmpfs_used(top, tmpfs_bytes(most)), most)
                 _walk(top, most, held=0)  # for entries and levels: its bytes are in the count above
             else:
-                _walk(top, most, held=self._unnamed(processes, mapped))
+                _walk(top, most, held=self._unnamed(processes) if unnamed else 0)
         finally:
             os.close(top)
 
-    def _unnamed(self, processes: set[int], mapped: bool) -> int:
-        """Bytes of the files without a name `processes` hold open, and (`mapped`) of those they only map."""
+    def _unnamed(self, processes: set[int]) -> int:
+        """Bytes of the files without a name `processes` hold open or map, each file once."""
         unnamed: dict[tuple[int, int], int] = {}
-        for pid in processes if mapped else ():
+        for pid in processes:
             for file, size in _mapped_unnamed(pid).items():
+                if self._inherited_files is None:
+                    self._inherited_files = set(_mapped_unnamed(self.zygote))
                 if file not in self._inherited_files:
                     unnamed[file] = max(unnamed.get(file, 0), size)
         for pid in processes:
