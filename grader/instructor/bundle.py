@@ -275,7 +275,7 @@ NOTHING_TO_GRADE = (
     "(on its own, in a folder, or in a zip), then submit again."
 )
 NOT_FOUND = (
-    "No tools.py was found in your submission: {why}. Upload your agtool/tools.py "
+    "Not graded: your submission holds {why}. Upload your agtool/tools.py "
     "(on its own, in a folder, or in a zip), then submit again."
 )
 GRADER_FAILED = (
