@@ -1,6 +1,7 @@
 """What the sandbox tests share: submissions written on the spot, one call at a time, and what a run left behind."""
 
 import os
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -12,7 +13,15 @@ QUICK = Limits(answer_seconds=1, stage_seconds=30, memory_bytes=256 * MB, output
 # Hostile twists whose attack itself outlasts a test's short answer deadline, with the deadline
 # they get instead: 1,100 mkdirs cost this machine's ext4 about 1.3 s of kernel time at import;
 # six forks filling 150 MB each take over a second on a loaded machine.
-SLOW_ATTACK_SECONDS = {"deep_directory": 10, "hoards_memory_in_forks": 10}
+# four forks filling 200 MB of shared memory each, and six files of 15 MB written, likewise.
+SLOW_ATTACK_SECONDS = {
+    "deep_directory": 10,
+    "hoards_memory_in_forks": 10,
+    "hoards_shared_memory_in_forks": 10,
+    "holds_deleted_files": 10,
+    "holds_unnamed_files": 10,
+    "maps_deleted_files": 10,
+}
 
 
 def submission(folder: Path, source: str, name: str = "tools.py") -> Path:
@@ -59,9 +68,24 @@ def gone(pid: int) -> bool:
 
 
 def ipc_objects() -> set[str]:
-    """The System V objects on this machine (its IPC namespace), by kind and id: none may outlive a session."""
+    """The IPC objects on this machine (its IPC namespace), by kind and id or name: System V's, and (as
+    root) the POSIX message queues. None may outlive a session."""
     found = set()
     for kind in ("shm", "msg", "sem"):
         for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
             found.add(f"{kind}:{line.split()[1]}")
-    return found
+    return found | {f"mq:{name}" for name in message_queues()}
+
+
+# Lists the message queues of this IPC namespace: an mqueue file system mounted in a mount namespace of
+# the listing process's own (so nothing is mounted where the tests run), on a folder every machine has.
+_LIST_QUEUES = "mount -t mqueue mqueue /mnt && ls -A /mnt"
+
+
+def message_queues() -> list[str]:
+    """The POSIX message queues of this IPC namespace, by name (as root; none seen otherwise)."""
+    if os.geteuid() != 0:
+        return []
+    listed = subprocess.run(["unshare", "--mount", "sh", "-c", _LIST_QUEUES], capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr  # the look must not fail silently
+    return listed.stdout.split()

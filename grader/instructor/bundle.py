@@ -46,6 +46,7 @@ import os
 import re
 import secrets
 import sys
+import traceback
 import zipfile
 from pathlib import Path
 
@@ -167,7 +168,16 @@ def over_the_cap(metadata: dict, most: int | None) -> dict | None:
 
 
 def autograde(root: Path, source: Path = ROOT) -> int:
-    """Grade root/submission's tools.py into root/results/results.json. Exit code 0 whenever it did."""
+    """Grade root/submission's tools.py into root/results/results.json; exit code 0. Whatever fails, a
+    results.json is written: a failure of the grader's own is said there as such, its traceback on stdout."""
+    try:
+        return _autograde(root, source)
+    except Exception:
+        traceback.print_exc(file=sys.stdout)
+        return _zero(root / "results" / "results.json", "not graded: the grader failed", GRADER_FAILED)
+
+
+def _autograde(root: Path, source: Path) -> int:
     results = root / "results" / "results.json"
     print(f"grader: {Path(__file__).resolve().parent}")
     try:
@@ -191,7 +201,10 @@ def autograde(root: Path, source: Path = ROOT) -> int:
     refusal = confinement_problem() if confine else None
     if refusal:
         return _zero(results, refusal, NOT_CONFINED.format(refusal=refusal))
-    path = find_tools(root / "submission")
+    try:
+        path = find_tools(root / "submission")
+    except NotASubmission as why:  # a folder too deep or too wide to search: a zero that says so
+        return _zero(results, f"not graded: {why}", NOT_FOUND.format(why=why))
     if path is None:
         return _zero(results, "no tools.py in the submission", NOTHING_TO_GRADE)
     print(f"grading {path}")  # never the seed: stdout is the instructor's, but may be shown
@@ -244,6 +257,10 @@ def _zero(results: Path, said: str, output: str) -> int:
 
 NOTHING_TO_GRADE = (
     "No tools.py was found in your submission. Upload your agtool/tools.py "
+    "(on its own, in a folder, or in a zip), then submit again."
+)
+NOT_FOUND = (
+    "Not graded: your submission holds {why}. Upload your agtool/tools.py "
     "(on its own, in a folder, or in a zip), then submit again."
 )
 GRADER_FAILED = (

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_SUBMISSION_BYTES = 1024 * 1024  # a tools.py is a few KB; the sandbox copies no more than this either
+# How far find_tools looks for a tools.py in a folder handed in: a lab is a few levels and a few hundred entries.
+SEARCHED_DEPTH = 32  # folders within folders
+SEARCHED_ENTRIES = 10_000  # files and folders listed
 
 
 class NotASubmission(Exception):
@@ -95,11 +98,48 @@ def _read(path: str, shown: str) -> bytes:
 
 
 def find_tools(folder: Path) -> Path | None:
-    """The tools.py in folder, or the shallowest one below it (the first by name among equals)."""
-    found = sorted(folder.rglob("tools.py"), key=lambda path: (len(path.parts), path.as_posix()))
-    found = [path for path in found if not hidden_entry(path.relative_to(folder))]
-    found = [path for path in found if path.is_symlink() or not path.is_dir()]
-    return found[0] if found else None
+    """The tools.py in folder, or the shallowest one below it (the first by path among equals); None if it
+    holds none. NotASubmission when none is found within SEARCHED_DEPTH levels or SEARCHED_ENTRIES entries.
+
+    Level by level, never recursing (a chain of folders thousands deep is an upload, and Path.rglob
+    recurses once per level on Python 3.11), and never into a hidden folder or a folder's symbolic link.
+    A level's tools.py is looked up by name before its folders are listed: what lies beside it costs nothing.
+    """
+    level, listed = [folder], 0
+    for _ in range(SEARCHED_DEPTH + 1):  # the folder itself, then SEARCHED_DEPTH levels below it
+        found = [parent / "tools.py" for parent in level if _not_a_folder(parent / "tools.py")]
+        if found:
+            return min(found, key=Path.as_posix)
+        deeper: list[Path] = []
+        for parent in level:
+            try:
+                with os.scandir(parent) as entries:
+                    for entry in entries:
+                        listed += 1
+                        if listed > SEARCHED_ENTRIES:
+                            raise NotASubmission(
+                                f"no tools.py among its first {SEARCHED_ENTRIES:,} files and folders "
+                                "(the grader lists no more)"
+                            )
+                        if not hidden_entry(Path(entry.name)) and entry.is_dir(follow_symlinks=False):
+                            deeper.append(parent / entry.name)
+            except OSError:  # unreadable: passed over, as Path.rglob did
+                continue
+        if not deeper:
+            return None
+        level = sorted(deeper, key=Path.as_posix)
+    raise NotASubmission(
+        f"no tools.py within {SEARCHED_DEPTH} folders of its top, and its folders nest deeper "
+        "(the grader looks no deeper)"
+    )
+
+
+def _not_a_folder(path: Path) -> bool:
+    """Is there an entry at path that is not a folder (a file, a link, a FIFO: what to read, or refuse, by name)?"""
+    try:
+        return not stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def hidden_entry(relative: Path) -> bool:

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import runpy
 import shutil
 import stat
 import subprocess
@@ -21,7 +22,9 @@ from grader.instructor.bundle import STUDENT, autograde
 from grader.instructor.release import leaks, solution_lines
 from grader.instructor.sandbox import confine
 from grader.instructor.sandbox.session import SandboxSession
+from grader.instructor.sandbox.zygote import remove
 from grader.kit.grading import grade
+from grader.kit.intake import SEARCHED_DEPTH, SEARCHED_ENTRIES, NotASubmission, find_tools
 from grader.kit.report import results_json
 
 pytestmark = pytest.mark.grader
@@ -222,6 +225,25 @@ def test_a_sandbox_that_fails_twice_is_said_in_results_json_as_the_graders_failu
     assert results["tests"] == [] and "autograder itself failed" in results["output"]
 
 
+def test_whatever_fails_in_the_grader_a_results_json_is_written(tmp_path, monkeypatch, capsys):
+    """A failure no one foresaw (here a RecursionError from intake) still ends in a results.json that blames
+    the autograder, and its traceback for the instructor."""
+    from grader.instructor import bundle
+
+    def fails(folder):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(bundle, "find_tools", fails)
+    source, root = tmp_path / "source", tmp_path / "autograder"
+    source.mkdir()
+    (root / "submission").mkdir(parents=True)
+    (source / "settings.json").write_text(json.dumps({"seed": 1, "require_confinement": False}))
+    assert autograde(root, source) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and "autograder itself failed" in results["output"]
+    assert "RecursionError" in capsys.readouterr().out
+
+
 # The bundle's own run_autograder, with the layers of a kernel without Landlock (and, for the
 # second case, without a mount namespace either, as in Docker's default profile).
 CAPPED = """
@@ -415,3 +437,72 @@ def test_the_bundle_is_byte_identical_when_built_twice(bundle, tmp_path):
     again = tmp_path / "again.zip"
     assert main(["gradescope", str(again), "--seed", str(SEED)]) == 0
     assert again.read_bytes() == bundle.read_bytes()
+
+
+# ── whatever the submission's folder holds, a grade ends with a results.json ──
+
+UPLOADS = PROJECT / "tests" / "submissions" / "hostile" / "uploads"
+
+
+def nested_folders(submission: Path, levels: int = 1500, bottom: str | None = None) -> None:
+    """tests/submissions/hostile/uploads/nested_folders.py's chain, planted in `submission`."""
+    runpy.run_path(str(UPLOADS / "nested_folders.py"))["plant"](submission, levels, bottom)
+
+
+@pytest.fixture
+def chained(tmp_path):
+    """A folder the test plants a chain of folders in, removed one level at a time afterwards: pytest's
+    own clean-up (shutil.rmtree) recurses once per level on Python 3.11."""
+    yield tmp_path
+    assert remove(str(tmp_path)) is None
+
+
+def test_a_chain_of_nested_folders_beside_tools_py_is_graded(bundle, chained):
+    """1,500 nested folders ended the bundle with RecursionError before it graded anything (no results.json)."""
+    root = autograder(bundle, chained, {"tools.py": REFERENCE})
+    nested_folders(root / "submission")
+    done, results = run_autograder(root)
+    assert done.returncode == 0, done.stderr
+    assert results["score"] == 100
+
+
+def test_a_tools_py_past_the_folders_the_bundle_walks_gets_a_zero_that_says_why(bundle, chained):
+    root = autograder(bundle, chained, {"README.md": "hi"})
+    nested_folders(root / "submission", bottom=REFERENCE)
+    done, results = run_autograder(root)
+    assert done.returncode == 0, done.stderr
+    assert results["score"] == 0 and results["tests"] == []
+    assert f"no tools.py within {SEARCHED_DEPTH} folders" in results["output"]
+    assert "Upload your agtool/tools.py" in results["output"]
+
+
+def test_finding_tools_py_looks_at_a_bounded_number_of_entries_and_says_so(tmp_path):
+    """A top-level tools.py is found whatever lies beside it; below a folder of too many entries, the
+    search stops and names the bound (one line), instead of walking all of it."""
+    for n in range(SEARCHED_ENTRIES + 1):
+        (tmp_path / f"f{n}").touch()
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "tools.py").write_text(REFERENCE)
+    with pytest.raises(NotASubmission, match=f"first {SEARCHED_ENTRIES:,} files and folders"):
+        find_tools(tmp_path)
+    (tmp_path / "tools.py").write_text(REFERENCE)
+    assert find_tools(tmp_path) == tmp_path / "tools.py"
+
+
+def test_finding_tools_py_keeps_its_order_and_follows_no_folder_link(tmp_path):
+    """The shallowest tools.py, the first by path among equals; hidden folders and linked folders skipped;
+    a tools.py that is a link or a FIFO is found (and refused when read), a folder named tools.py is not."""
+    for name in ("b/tools.py", "a/x/tools.py", ".git/tools.py", "__MACOSX/tools.py", "outside/tools.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    top = tmp_path / "top"
+    top.mkdir()
+    for name in ("b", "a", ".git", "__MACOSX"):
+        (tmp_path / name).rename(top / name)
+    (top / "c").symlink_to(tmp_path / "outside", target_is_directory=True)
+    assert find_tools(top) == top / "b" / "tools.py"
+    (top / "a" / "tools.py").mkdir()
+    assert find_tools(top) == top / "b" / "tools.py"
+    (top / "b" / "tools.py").unlink()
+    os.mkfifo(top / "b" / "tools.py")
+    assert find_tools(top) == top / "b" / "tools.py"

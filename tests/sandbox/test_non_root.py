@@ -24,6 +24,7 @@ import pytest
 import agtool
 from grader.instructor.sandbox.confine import Layers
 from tests.sandbox.test_trust_boundary import CONTAINED, HOSTILE, cannot_contain
+from tests.sandboxing import ipc_objects
 
 pytestmark = pytest.mark.grader
 
@@ -34,6 +35,8 @@ SYSTEM_PYTHON = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.mino
 TWISTS = sorted(
     {"background_processes", "deep_directory", "exits_as_not_confined", "fills_the_workdir", "floods_the_grader"}
     | {"fork_bomb", "hoards_memory_in_forks", "kills_the_grader", "system_v_ipc", "writes_outside", "reads_secrets"}
+    | {"hoards_shared_memory_in_forks", "holds_deleted_files", "holds_unnamed_files", "posix_message_queue"}
+    | {"maps_deleted_files"}
 )
 
 if os.geteuid() != 0 or not os.access(SYSTEM_PYTHON, os.X_OK):
@@ -123,8 +126,10 @@ def test_as_a_user_a_hostile_submission_is_contained(python, twist):
     if why:
         pytest.skip(f"{layers.describe()}: {why}")
     uid = user_of(twist)
+    before = ipc_objects()
     results = graded_as(uid, python, REFERENCE + "\n\n" + (HOSTILE / f"{twist}.py").read_text())
     assert stages_lost(results) == set(CONTAINED[twist][0]), [
         test["output"][:300] for test in results["tests"] if test["status"] == "failed"
     ]
     assert processes_of(uid) == []  # nothing of the grade, its zygote or the submission is left
+    assert ipc_objects() == before  # nor a System V object or a POSIX message queue

@@ -464,6 +464,7 @@ def test_the_layers_say_what_this_machine_lacks():
     bare = Layers(drop_user=False, seccomp=False, landlock=0)
     said = " ".join(bare.missing())
     assert "same user" in said and "sockets" in said and "no Landlock" in said and "signal the grader" in said
+    assert "System V objects and POSIX message queues a child makes outlive it" in said
     assert not bare.confines_writes_and_signals()
     assert "signal scoping" in " ".join(Layers(drop_user=True, seccomp=True, landlock=5).missing())
 

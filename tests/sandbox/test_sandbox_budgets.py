@@ -7,7 +7,9 @@ an honest child nothing), kernel objects that would outlive the child (System V 
 memfd, new namespaces and mounts), an exit code that would pass for the grader's own.
 """
 
+import contextlib
 import os
+import tempfile
 import time
 from dataclasses import replace
 
@@ -18,7 +20,7 @@ from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import MB
 from grader.instructor.sandbox.uids import UID_BASE
 from grader.kit.errors import Crashed, GraderError, OverBudget, TimedOut
-from tests.sandboxing import QUICK, call, ipc_objects, session, submission
+from tests.sandboxing import QUICK, call, gone, ipc_objects, sandbox_processes, session, submission, uid_of
 
 pytestmark = pytest.mark.grader
 
@@ -71,6 +73,39 @@ def test_a_submission_that_forks_within_its_memory_is_not_stopped(tmp_path):
         assert call(box, "wait", 1)["value"] == "waited"
 
 
+SHARES = """
+    import mmap, os, time
+    def share(children, mb):
+        # One fork at a time: at no moment are more than mb MB private to one process.
+        held, holding = os.pipe()
+        for _ in range(children):
+            if os.fork() == 0:
+                block = mmap.mmap(-1, mb << 20)  # MAP_SHARED | MAP_ANONYMOUS: shmem, "shared" to statm
+                for offset in range(0, len(block), 1 << 20):
+                    block[offset : offset + (1 << 20)] = b"x" * (1 << 20)
+                if os.fork() == 0:  # a holder that maps every page too: private to neither process
+                    for offset in range(0, len(block), mmap.PAGESIZE):
+                        block[offset]
+                    os.write(holding, b"+")
+                time.sleep(60)
+                os._exit(0)
+            os.read(held, 1)
+        return "sharing"
+    def wait(seconds):
+        time.sleep(seconds)
+        return "waited"
+"""
+
+
+def test_shared_anonymous_memory_held_across_forks_is_counted(tmp_path):
+    """Three forks each map 120 MB of MAP_SHARED | MAP_ANONYMOUS memory and fork a holder of the same pages:
+    360 MB against 256, in pages neither anonymous to statm nor private to any process."""
+    box = session(submission(tmp_path, SHARES), limits=replace(QUICK, answer_seconds=10))
+    with box, pytest.raises(OverBudget, match="more than 256 MB of memory"):
+        call(box, "share", 3, 120)  # seen as the third fork fills its pages, or at the latest look after
+        call(box, "wait", 2 * budget.EVERY)
+
+
 FILLS = """
     import os
     def fill(files, mb):
@@ -92,6 +127,91 @@ def test_the_bytes_a_submission_writes_are_counted_over_all_its_files(tmp_path):
         end = time.monotonic() + 2 * budget.EVERY  # the grader looks every EVERY seconds
         while time.monotonic() < end:
             call(box, "nothing")
+
+
+UNNAMED = """
+    import errno, os
+    held = []
+    def deleted(files, mb):
+        for n in range(files):
+            with open(f"held{n}", "wb") as out:
+                out.write(b"x" * (mb << 20))
+            held.append(os.open(f"held{n}", os.O_RDONLY))
+            os.unlink(f"held{n}")
+        return "held"
+    def tmpfile(files, mb):
+        for _ in range(files):
+            fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
+            held.append(fd)
+            os.write(fd, b"x" * (mb << 20))
+        return "held"
+    def mapped(files, mb):
+        import ctypes, mmap
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        for n in range(files):
+            with open(f"mapped{n}", "wb") as out:
+                out.write(b"x" * (mb << 20))
+            fd = os.open(f"mapped{n}", os.O_RDWR)
+            held.append(libc.mmap(None, mb << 20, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0))  # no fd of its own
+            os.close(fd)
+            os.unlink(f"mapped{n}")
+        return "held"
+    def until_refused(mb):
+        written, names = 0, []
+        try:
+            while True:
+                names.append(f"fill{len(names)}")
+                with open(names[-1], "wb") as out:
+                    out.write(b"x" * (mb << 20))
+                written += mb << 20
+        except OSError as error:
+            refused = errno.errorcode[error.errno]
+        for name in names:
+            if os.path.exists(name):
+                os.unlink(name)
+        return [written, refused]
+    def nothing():
+        return None
+"""
+# The workdir as root where a mount namespace can be made (a tmpfs of the budget's size, the kernel's
+# count), and where it cannot (Docker's default profile; a grader not root): the open files' blocks.
+WORKDIRS = {"its-own-tmpfs": True, "no-mount-namespace": False}
+
+
+def workdir_layers(own_tmpfs: bool) -> Layers:
+    layers = Layers.here()
+    if own_tmpfs and not layers.private_mounts:
+        pytest.skip("a tmpfs of its own needs root and a mount namespace")
+    return replace(layers, private_mounts=own_tmpfs)
+
+
+@pytest.mark.parametrize("workdir", WORKDIRS)
+@pytest.mark.parametrize(
+    "how", ["deleted", "tmpfile", "mapped"], ids=["deleted-while-open", "O_TMPFILE", "mapped-then-deleted"]
+)
+def test_files_without_a_name_count_against_the_workdir(how, workdir, tmp_path):
+    """Twelve files of 1 MB (the per-file cap here), each deleted while open, made without a name, or
+    deleted once mapped and closed: no walk of the workdir's names sees them, and they hold 12 MB against
+    its 8. (Outside a tmpfs of its own, the whole look counts them, every budget.EVERY seconds.)"""
+    box = session(
+        submission(tmp_path, UNNAMED),
+        limits=replace(QUICK, workdir_bytes=8 * MB),
+        layers=workdir_layers(WORKDIRS[workdir]),
+    )
+    with box, pytest.raises(OverBudget, match="more than 8 MB of files"):
+        call(box, how, 12, 1)
+        end = time.monotonic() + 2 * budget.EVERY
+        while time.monotonic() < end:
+            call(box, "nothing")
+
+
+def test_in_a_tmpfs_of_its_own_the_kernel_refuses_a_write_past_the_workdirs_budget(tmp_path):
+    limits = replace(QUICK, workdir_bytes=8 * MB)
+    with session(submission(tmp_path, UNNAMED), limits=limits, layers=workdir_layers(True)) as box:
+        written, refused = call(box, "until_refused", 1)["value"]
+        assert refused == "ENOSPC" and 7 * MB <= written <= 8 * MB
+        assert call(box, "nothing") == {"value": None, "runs": {}}  # all of it freed: within budget again
 
 
 SPINS = """
@@ -130,6 +250,7 @@ SURFACE = """
         "fsopen": (430, (b"tmpfs", 0)),
         "open_tree": (428, (-100, b"/", 1)),
         "unshare": (272, (0x08000000,)),
+        "mq_open": (240, (b"agtool-probe", 0o100 | 2, 0o600, 0)),
     }
     def probe():
         said = {}
@@ -168,6 +289,80 @@ def test_no_system_v_object_outlives_its_session_even_without_seccomp(tmp_path):
         ids = call(box, "leave", 0x41470001)["value"]
     assert min(ids) >= 0  # each made its object (in a namespace of its own)
     assert ipc_objects() == before
+
+
+LEAVES = """
+    import ctypes, os, time
+    libc = ctypes.CDLL(None, use_errno=True)
+    def leave(key, queue):
+        made = {
+            "shm": libc.shmget(key, 1 << 20, 0o1666),
+            "msg": libc.msgget(key, 0o1666),
+            "sem": libc.semget(key, 1, 0o1666),
+            "mq": libc.mq_open(queue.encode(), os.O_CREAT | os.O_RDWR, 0o666, None),
+        }
+        with open("named", "wb") as out:
+            out.write(b"x" * 4096)
+        for folder in ("/tmp", "/var/tmp", "/dev/shm"):  # where every user may write
+            try:
+                with open(f"{folder}/agtool-lab-left-{os.getuid()}", "w") as out:
+                    out.write("left behind")
+            except OSError:
+                pass
+        unnamed = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
+        os.write(unnamed, b"x" * 4096)
+        said, say = os.pipe()
+        if os.fork() == 0:  # a daemon in a session of its own, holding the unnamed file
+            os.setsid()
+            if os.fork() == 0:
+                os.write(say, str(os.getpid()).encode())
+                time.sleep(60)
+            os._exit(0)
+        made["daemon"] = int(os.read(said, 32))
+        return made
+"""
+# The layers a session is looked at under: this kernel's; without seccomp (as root, an IPC namespace
+# then holds what it makes); without Landlock (as root, the mount namespace then covers the grader); neither.
+LEFTOVER_LAYERS = {
+    "kernel": lambda: Layers.here(),
+    "no-seccomp": lambda: replace(Layers.here(), seccomp=False),
+    "no-landlock": lambda: Layers.here(landlock_cap=0),
+    "neither": lambda: replace(Layers.here(landlock_cap=0), seccomp=False),
+}
+
+
+def owned_by(uid: int) -> list[str]:
+    """What `uid` owns at the top of the folders every user may write in."""
+    found = []
+    for folder in {tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}:
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            found += [entry.path for entry in entries if entry.stat(follow_symlinks=False).st_uid == uid]
+    return found
+
+
+@pytest.mark.parametrize("which", LEFTOVER_LAYERS)
+def test_a_session_leaves_nothing_behind(which, tmp_path):
+    """A submission leaves a daemon holding a file without a name, files named in its workdir and wherever every
+    user may write, System V objects and a POSIX message queue: after its session, no process, file or IPC
+    object of it is left, of any kind."""
+    layers = LEFTOVER_LAYERS[which]()
+    if not layers.seccomp and not layers.private_ipc:
+        pytest.skip("without seccomp or an IPC namespace, IPC objects outlive a child (Layers.missing says so)")
+    before = ipc_objects()
+    with session(submission(tmp_path, LEAVES), layers=layers) as box:
+        made = call(box, "leave", 0x41470002, "/agtool-lab-leftover-test")["value"]
+        uid, workdir = box.uid, box.workdir
+    # Made (in its own IPC namespace), or refused: System V's by seccomp, a queue by seccomp or Landlock (a file
+    # made outside the workdir, to it).
+    system_v = [made.pop(kind) for kind in ("shm", "msg", "sem")]
+    assert all(each >= 0 for each in system_v) if not layers.seccomp else system_v == [-1] * 3
+    assert (made.pop("mq") >= 0) == (not layers.seccomp and not layers.landlock)
+    assert gone(made["daemon"]) and gone(box.pid)
+    assert not os.path.exists(workdir) and box.cleanup_problem is None
+    assert ipc_objects() == before
+    if uid is not None:
+        assert uid not in {uid_of(pid) for pid in sandbox_processes()}
+        assert owned_by(uid) == []
 
 
 @ROOT_ONLY

@@ -48,8 +48,13 @@ CONTAINED = {
     "deep_directory": (ALL, "nested folders more than 100 deep"),
     "exits_as_not_confined": ((3,), "exit code 71"),
     "hoards_memory_in_forks": ((5,), "more than 512 MB of memory in all"),
+    "hoards_shared_memory_in_forks": ((5,), "more than 512 MB of memory in all"),
     "fills_the_workdir": ((2,), "more than 64 MB of files in all"),
+    "holds_deleted_files": ((2,), "more than 64 MB of files in all"),
+    "holds_unnamed_files": ((2,), "more than 64 MB of files in all"),
+    "maps_deleted_files": ((2,), "more than 64 MB of files in all"),
     "system_v_ipc": ((), ""),
+    "posix_message_queue": ((), ""),
     "fork_bomb": ((), ""),
     "kills_the_grader": ((), ""),
     "writes_outside": ((), ""),
@@ -120,7 +125,7 @@ def graded(path: Path, seed: int = 3, layers=None, limits=LIMITS):
     sessions = functools.partial(Tracked, layers=layers, limits=limits, compiled=CompiledOnce())
     result = grade(str(path), sessions, seed=seed, scale=0.3)
     assert len(Tracked.seen) == len(ALL)
-    assert ipc_objects() == before  # nor any System V object
+    assert ipc_objects() == before  # nor any System V object or POSIX message queue
     for box in Tracked.seen:  # nothing left: no process of its uid, no workdir, no zombie
         assert gone(box.pid) and not os.path.exists(box.workdir) and box.cleanup_problem is None
         if box.uid is not None:
@@ -230,7 +235,7 @@ def test_nothing_a_submission_spawns_outlives_its_grading(tmp_path):
 
     class KeepingPids(Tracked):
         def close(self):
-            record = Path(self.workdir, "spawned.pids")
+            record = Path(self.inside, "spawned.pids")
             if record.exists():
                 spawned.extend(int(pid) for pid in record.read_text().split())
             super().close()

@@ -16,24 +16,31 @@ The layers, outermost first:
   another child had (uids.py: a block of the zygote's own, counted up), so it cannot
   signal a classmate's child, own what an earlier child left, and the zygote's sweep
   (sweeper.py) can kill every process it ever started by uid alone;
-- as root where the kernel lets it: a System V IPC namespace of its own, so an object
-  it makes (with seccomp off) dies with its last process; and a mount namespace of its
-  own in which the grader's files, the submission's folder and whatever else the grader
-  names (a class, its outputs) are covered by empty read-only mounts, all but the paths
-  the child must read (Python, site-packages) and its workdir: with Landlock or without,
-  it reads none of them;
+- as root where the kernel lets it: an IPC namespace of its own, so a System V object or a
+  POSIX message queue it makes (with seccomp off) dies with its last process; and a mount
+  namespace of its own, in which its workdir is a tmpfs of the workdir's budget (the
+  kernel counts and caps every byte in it, files deleted while open and O_TMPFILE files
+  too, and it goes with the namespace's last process), and in which, where Landlock is
+  off, the grader's files, the submission's folder and whatever else the grader names (a
+  class, its outputs) are covered by empty read-only mounts, all but the paths the child
+  must read (Python, site-packages) and its workdir: with Landlock or without, it reads
+  none of them; and every mount but its workdir's is read-only (Linux 5.12+): with
+  Landlock or without, it writes nowhere else (no file left in a world-writable /tmp);
 - no_new_privs, then a seccomp filter (grader/instructor/sandbox/seccomp.py): no socket of any kind,
-  no memfd, no System V IPC, no namespace or mount;
+  no memfd, no System V IPC or POSIX message queue, no namespace or mount;
 - Landlock (grader/instructor/sandbox/landlock.py): reads of an allow-list only, writes
   in its workdir only, no signals or abstract sockets outside its domain;
 - no argv, no environment but TMPDIR, stdin from /dev/null, stdout and stderr into a
-  capped file in its workdir, every other inherited descriptor pointed at /dev/null.
+  capped file in the workdir the grader made (beneath its tmpfs, where it has one: the
+  output is capped on its own), every other inherited descriptor pointed at /dev/null.
 """
 
 import ctypes
+import errno
 import functools
 import os
 import resource
+import shutil
 import signal
 import site
 import sys
@@ -43,9 +50,11 @@ from dataclasses import asdict, dataclass
 from grader.instructor.sandbox import landlock, seccomp
 from grader.instructor.sandbox.uids import UID_BASE
 
-__all__ = ["PROCESSES", "UID_BASE", "Layers", "enter", "readable_paths"]
+__all__ = ["ENTRIES", "PROCESSES", "UID_BASE", "Layers", "enter", "readable_paths", "tmpfs_bytes"]
 
 PROCESSES = 16  # tasks (threads count) of a submission at once: a fork bomb stops here
+ENTRIES = 10_000  # files and folders in a workdir (its tmpfs holds one more, for the watch to see it over)
+OUTPUT = "output"  # the child's stdout and stderr, a file in the workdir the grader made
 _PR_SET_PDEATHSIG, _PR_SET_KEEPCAPS = 1, 8
 _CAP_DAC_READ_SEARCH = 2
 _ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))  # where grader/ and agtool/ are
@@ -53,7 +62,9 @@ _CLONE_NEWIPC, _CLONE_NEWNS = 0x08000000, 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 1, 2, 4, 8, 32
 _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
 _COVERED = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CAPABILITY_VERSION_3 = 0x20080522
+_MOUNT_SETATTR, _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 1  # the same on every architecture
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -62,18 +73,11 @@ class Layers:
     """Which layers a child gets; `missing()` says, in words, what that leaves open."""
 
     drop_user: bool  # root: an unprivileged uid of its own
-    seccomp: bool  # no sockets, no memfd, no System V IPC, no namespaces
+    seccomp: bool  # no sockets, no memfd, no System V IPC or POSIX message queues, no namespaces
     landlock: int  # the ABI used: 0 none; 4+ TCP rules too; 6+ signal scoping
-    # Namespaces root can make here, each used only where the layer above is missing: a few
-    # milliseconds a child that seccomp (System V IPC) and Landlock (reads) make unneeded.
-    private_ipc: bool = False  # a System V IPC namespace of its own, where seccomp is off
-    private_mounts: bool = False  # a mount namespace, the grader's files covered in it, where Landlock is off
-
-    def uses_ipc_namespace(self) -> bool:
-        return self.private_ipc and not self.seccomp
-
-    def uses_mount_namespace(self) -> bool:
-        return self.private_mounts and not self.landlock
+    # Namespaces root can make here, made at once (about a millisecond a child, most of it at its exit).
+    private_ipc: bool = False  # an IPC namespace of its own: its System V objects and message queues die with it
+    private_mounts: bool = False  # a mount namespace: its workdir a tmpfs; the grader's files covered, without Landlock
 
     @classmethod
     def here(cls, landlock_cap: int | None = None) -> "Layers":
@@ -99,9 +103,10 @@ class Layers:
         if not self.seccomp:
             gaps.append(f"no seccomp filter: the child can open sockets, UDP included ({seccomp.available()})")
         if self.landlock == 0 and self.private_mounts:
+            writes = "writes only in its workdir" if can_make_read_only() else "writes wherever its user can"
             gaps.append(
                 "no Landlock: the grader's files, the class and its outputs are covered in the child's mount "
-                "namespace, but it can read any other file its user can and write wherever its user can"
+                f"namespace, but it can read any other file its user can (it {writes})"
             )
         elif self.landlock == 0:
             gaps.append(
@@ -113,7 +118,10 @@ class Layers:
         if not self.drop_user and self.landlock < landlock.SCOPE_SINCE:
             gaps.append("the child can signal the grader (same user, no Landlock signal scoping)")
         if not self.seccomp and not self.private_ipc:
-            gaps.append("no IPC namespace and no seccomp filter: System V objects a child makes outlive it")
+            gaps.append(
+                "no IPC namespace and no seccomp filter: System V objects and POSIX message queues a child makes "
+                "outlive it"
+            )
         return gaps
 
     def confines_reads(self) -> bool:
@@ -130,8 +138,8 @@ class Layers:
             f"uid {'dropped' if self.drop_user else 'kept'}",
             f"seccomp {'on' if self.seccomp else 'off'}",
             f"Landlock ABI {self.landlock}" if self.landlock else "Landlock off",
-            *([] if self.seccomp else [f"IPC namespace {'on' if self.private_ipc else 'off'}"]),
-            *([] if self.landlock else [f"mount namespace {'on' if self.private_mounts else 'off'}"]),
+            f"IPC namespace {'on' if self.private_ipc else 'off'}",
+            f"mount namespace {'on' if self.private_mounts else 'off'}",
         ]
         return "sandbox: " + ", ".join(said)
 
@@ -170,13 +178,23 @@ def enter(job: dict, keep: set[int]) -> None:
         signal.signal(sig, signal.SIG_DFL)
     workdir = job["workdir"]
     layers = Layers(**job["layers"])
-    _redirect_output(workdir)
+    made = os.open(workdir, _DIRECTORY)  # the workdir the grader made: what it put there, and the output
+    try:
+        # Opened before any namespace: on the grader's mount, which no mount made read-only here holds.
+        output = os.open(OUTPUT, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600, dir_fd=made)
+        _unshare(layers)
+        if layers.private_mounts:
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted here reaches the grader's namespace
+            if not layers.landlock:
+                _cover_all(job["hidden"], keep=[workdir, *readable_paths()])
+            _own_workdir(workdir, made, job["limits"]["workdir_bytes"], job["uid"])
+            if not layers.landlock and can_make_read_only():  # what Landlock's writes do: all but the workdir
+                _read_only_but(workdir)
+    finally:
+        os.close(made)
+    _redirect_output(workdir, output)
     _shut_inherited(keep | {0, 1, 2})
     uid = job["uid"]
-    if layers.uses_ipc_namespace() and _libc.unshare(_CLONE_NEWIPC) != 0:
-        raise OSError(ctypes.get_errno(), "could not make an IPC namespace")
-    if layers.uses_mount_namespace():
-        _cover_all(job["hidden"], keep=[workdir, *readable_paths()])
     if layers.drop_user:
         for name in (workdir, *(os.path.join(workdir, entry) for entry in os.listdir(workdir))):
             os.chown(name, uid, uid)
@@ -227,10 +245,10 @@ def _set_capabilities(mask: int) -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
-def _redirect_output(workdir: str) -> None:
+def _redirect_output(workdir: str, output: int) -> None:
+    """Into the workdir (its tmpfs, where it has one); stdout and stderr into `output`, in the one the grader made."""
     os.chdir(workdir)
     null = os.open(os.devnull, os.O_RDONLY)
-    output = os.open("output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     for fd, target in ((0, null), (1, output), (2, output)):
         os.dup2(target, fd)
     os.close(null)
@@ -297,11 +315,70 @@ def _can_unshare(namespace: int) -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
+def _unshare(layers: Layers) -> None:
+    """The namespaces of this child's own that `layers` name, in one call."""
+    namespaces = (_CLONE_NEWIPC if layers.private_ipc else 0) | (_CLONE_NEWNS if layers.private_mounts else 0)
+    if namespaces and _libc.unshare(namespaces) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"could not make the namespaces of a child: {os.strerror(error)}")
+
+
+def tmpfs_bytes(most: int) -> int:
+    """The size of the tmpfs a workdir of `most` bytes is: a page more (so the watch sees it over budget),
+    in whole pages, as the kernel sizes it. The watch knows the child's tmpfs by it (budget.py)."""
+    page = resource.getpagesize()
+    return (most + 2 * page - 1) // page * page
+
+
+def _own_workdir(workdir: str, made: int, most: int, uid: int | None) -> None:
+    """Mount a tmpfs of `most` bytes (tmpfs_bytes) on the workdir, in this child's mount
+    namespace, and copy into it what the grader put in the one it made (`made`): the private copy of the
+    submission, its compiled code. The kernel counts and caps what it holds, named or not, and removes it
+    all with the namespace's last process."""
+    owner = "" if uid is None else f",uid={uid},gid={uid}"
+    size = f"size={tmpfs_bytes(most)},nr_inodes={ENTRIES + 2},mode=0700{owner}"
+    _mount("tmpfs", workdir, "tmpfs", _MS_NOSUID | _MS_NODEV, size)
+    for name in set(os.listdir(made)) - {OUTPUT}:  # the grader's own files, made before the fork: regular, small
+        source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=made)
+        with open(source, "rb") as copied, open(os.path.join(workdir, name), "xb") as copy:
+            shutil.copyfileobj(copied, copy)
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def _set_mount_attributes(path: str, recursive: bool, read_only: bool) -> int:
+    """mount_setattr(2) on the mount at `path` (and every mount below it, `recursive`): 0, or the errno."""
+    attributes = _MountAttr(_MOUNT_ATTR_RDONLY if read_only else 0, 0 if read_only else _MOUNT_ATTR_RDONLY, 0, 0)
+    flags = _AT_RECURSIVE if recursive else 0
+    size = ctypes.sizeof(attributes)
+    done = _libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, _bytes(path), flags, ctypes.byref(attributes), size)
+    return 0 if done == 0 else ctypes.get_errno()
+
+
+@functools.cache
+def can_make_read_only() -> bool:
+    """Has this kernel mount_setattr(2) (Linux 5.12+), to make every mount of a child's namespace read-only?"""
+    return _set_mount_attributes("", recursive=False, read_only=True) != errno.ENOSYS  # "": refused, if known
+
+
+def _read_only_but(workdir: str) -> None:
+    """Every mount of this child's namespace read-only but its workdir's tmpfs: without Landlock, it writes
+    nowhere else, so it leaves no file anywhere (a world-writable /tmp, /dev/shm) that outlives it."""
+    for path, read_only in (("/", True), (workdir, False)):
+        failed = _set_mount_attributes(path, recursive=read_only, read_only=read_only)
+        if failed:
+            raise OSError(failed, f"could not make the mounts read-only at {path}: {os.strerror(failed)}")
+
+
 def _cover_all(hidden: list[str], keep: list[str]) -> None:
-    """In a mount namespace of this child's own, cover each hidden path but what is kept (see _cover)."""
-    if _libc.unshare(_CLONE_NEWNS) != 0:
-        raise OSError(ctypes.get_errno(), "could not make a mount namespace")
-    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing mounted here reaches the grader's namespace
+    """In this child's mount namespace (made private), cover each hidden path but what is kept (see _cover)."""
     # A /proc of its own that shows only its own uid's processes: not the grader's command line.
     _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=2")
     kept = [os.path.realpath(path) for path in keep]

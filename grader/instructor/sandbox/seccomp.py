@@ -8,8 +8,9 @@ runs as: io_uring makes sockets without socket(2), ptrace and process_vm_* reach
 other processes, new namespaces and mounts change what paths mean (the new mount API's
 calls, and clone(2) with a namespace flag, included), open_by_handle_at opens a file
 without a path. And the ones that hold memory or state no rlimit counts and no session's
-end removes: memfd_create (memory outside the address space) and System V IPC (objects
-that outlive every process). Each returns EPERM, so the submission sees an ordinary
+end removes: memfd_create (memory outside the address space), System V IPC and POSIX
+message queues (objects that outlive every process, and pin kernel memory under limits
+every user shares). Each returns EPERM, so the submission sees an ordinary
 error; clone3(2), whose flags sit in memory a filter cannot read, returns ENOSYS, the
 answer of a kernel without it, so that libc falls back to clone(2), where the flags are read.
 
@@ -77,6 +78,13 @@ REFUSED = (
     "semtimedop",
     "semctl",
     "ipc",  # the single System V entry point of 32-bit x86
+    # POSIX message queues: objects of the IPC namespace, like System V's, that outlive every process
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
 )
 # clone(2)'s flags that make a namespace: each refused where it is set (argument 0, the flags).
 NAMESPACE_FLAGS = {

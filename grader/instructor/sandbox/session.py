@@ -271,7 +271,11 @@ class SandboxSession:
         self._said_confined, self._word = said_confined, b""
         os.set_blocking(said_confined, False)
         self._open = True
-        self._budget = budget.Watch(self.pid, self.uid, self._zygote.process.pid, self.workdir, limits)
+        # The workdir as the child sees it: as root, a tmpfs in the child's own mount namespace, reached
+        # through its /proc root (confine.py); this folder then holds what the grader put there, and the output.
+        own_tmpfs = self.layers.private_mounts
+        self.inside = f"/proc/{self.pid}/root{self.workdir}" if own_tmpfs else self.workdir
+        self._budget = budget.Watch(self.pid, self.uid, self._zygote.process.pid, self.inside, limits, own_tmpfs)
         self._stage_deadline = time.monotonic() + limits.wall_seconds
 
     def _hear(self) -> bool:
@@ -299,7 +303,7 @@ class SandboxSession:
         said = self._word.split(b"\n")
         if len(said) != 2 or said[0] != zygote_module.CONFINED:
             return
-        data = _small_file(os.path.join(self.workdir, compiled_module.CODE_FILE), compiled_module.MAX_CODE_BYTES)
+        data = _small_file(os.path.join(self.inside, compiled_module.CODE_FILE), compiled_module.MAX_CODE_BYTES)
         if data is not None and compiled_module.digest(data) == said[1].decode("ascii", "replace"):
             compiled.source, compiled.code, compiled.digest = source, data, said[1].decode()
 
