@@ -54,15 +54,23 @@ def run_grade(args: argparse.Namespace) -> int:
     return _grade(args, submission)
 
 
-def _grade(args: argparse.Namespace, submission: Submission) -> int:
-    layers = Layers.here()
+def sandbox_check(layers: Layers, required: bool) -> str | None:
+    """Print which sandbox layers a grade here gets (and what each missing one leaves open); with required,
+    the refusal to say when one is missing (`grade` and `class` take --require-sandbox), else None."""
     gaps = layers.missing()
     print(layers.describe() + "".join(f"\n  missing: {gap}" for gap in gaps), file=sys.stderr)
-    if gaps and args.require_sandbox:
-        return _refuse(
-            "grade: --require-sandbox, and this machine lacks a layer (above); "
+    if gaps and required:
+        return (
+            "--require-sandbox, and this machine lacks a layer (above); "
             "grade on a Linux 6.12+ kernel with Landlock, as root, with libseccomp2"
         )
+    return None
+
+
+def _grade(args: argparse.Namespace, submission: Submission) -> int:
+    refusal = sandbox_check(Layers.here(), args.require_sandbox)
+    if refusal:
+        return _refuse(f"grade: {refusal}")
     warm()
     try:
         outputs = tuple(os.path.dirname(os.path.abspath(path)) for path in (args.results, args.feedback) if path)
