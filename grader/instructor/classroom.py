@@ -59,8 +59,7 @@ from tqdm import tqdm
 
 from agtool.syllabus import STAGES
 from grader.instructor.class_report import CheckInfo, Student, failure_reason, report_html
-from grader.instructor.cli import sandbox_check
-from grader.instructor.confined import grade_confined
+from grader.instructor.confined import grade_confined, sandbox_check
 from grader.instructor.gradebook import (
     KeptAside,
     Line,
@@ -191,17 +190,20 @@ def find_submissions(folder: Path) -> tuple[list[HandedIn], dict[str, str]]:
         )
     submissions: dict[str, HandedIn] = {}
     refused: dict[str, str] = {}
+    seen: dict[str, str] = {}  # student -> the entry that is theirs, as DIR names it
     for entry in sorted(folder.iterdir()):
         if hidden_entry(Path(entry.name)):
             continue
         student = same_name(entry.stem if entry.suffix == ".py" and not entry.is_dir() else entry.name)
+        named = entry.name + ("/" if entry.is_dir() else "")
+        if student in seen:
+            raise UsageError(
+                f"DIR {str(folder)!r} holds both {' and '.join(sorted((seen[student], named)))}, both {student!r} "
+                "(a file and a folder, or one name spelt in two Unicode forms): keep one submission per student"
+            )
+        seen[student] = named
         try:
             path = _own_file(entry)
-            if student in submissions or student in refused:
-                raise UsageError(
-                    f"DIR {str(folder)!r} holds {student!r} twice ({student}.py and {student}/, or one name "
-                    "spelt in two Unicode forms): keep one submission per student"
-                )
             if path is None:  # their folder, with no tools.py in it: a row of 0, saying so
                 submissions[student] = HandedIn(student, entry, None, folder, None)
                 continue
@@ -364,7 +366,10 @@ def grade_student(submission: HandedIn, seed: int, out: Path) -> Row:
         result = not_graded(submission.shown, seed, why)
     else:
         assert submission.read is not None  # ungradable() says so without one
-        result, sandbox = grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out))), sandbox_layers()
+        result, sandbox = (
+            grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out))),
+            sandbox_layers(),
+        )
         why = f"does not import ({result.broken})" if result.broken else None
     results = results_json(result, audience)
     del results["execution_time"]  # the record is the same for the same grade: merged shards equal one run

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from grader.instructor.confined import grade_confined  # each stage in a confined child
+from grader.instructor.confined import grade_confined, sandbox_check  # each stage in a confined child
 from grader.instructor.outputs import file_problem
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import warm
@@ -52,19 +52,6 @@ def run_grade(args: argparse.Namespace) -> int:
         if problem:
             return _refuse(f"grade: {problem}")
     return _grade(args, submission)
-
-
-def sandbox_check(layers: Layers, required: bool) -> str | None:
-    """Print which sandbox layers a grade here gets (and what each missing one leaves open); with required,
-    the refusal to say when one is missing (`grade` and `class` take --require-sandbox), else None."""
-    gaps = layers.missing()
-    print(layers.describe() + "".join(f"\n  missing: {gap}" for gap in gaps), file=sys.stderr)
-    if gaps and required:
-        return (
-            "--require-sandbox, and this machine lacks a layer (above); "
-            "grade on a Linux 6.12+ kernel with Landlock, as root, with libseccomp2"
-        )
-    return None
 
 
 def _grade(args: argparse.Namespace, submission: Submission) -> int:

@@ -49,13 +49,13 @@ class Line:
 # a student's name is whatever their file is called, so every cell that is not a number and
 # starts so is written with a ' before it, which spreadsheets show as text. A cell starting
 # with ' gets one more, so that read_cell gives every cell back as it was. The full-width and
-# small look-alikes count too (a spreadsheet with an East Asian input method takes ＝ for =),
+# small look-alikes count too (a spreadsheet with an East Asian input method takes U+FF1D for =),
 # and so do spaces before any of them (some spreadsheets drop them first).
 FORMULA_STARTS = (
     "=", "+", "-", "@", "\t", "\r", "'",
-    "\uff1d", "\uff0b", "\uff0d", "\uff20",  # ＝ ＋ － ＠ (full width)
-    "\ufe66", "\ufe62", "\ufe63", "\ufe6b",  # ﹦ ﹢ ﹣ ﹫ (small forms)
-    "\u2212",  # − (the minus sign)
+    "\uff1d", "\uff0b", "\uff0d", "\uff20",  # = + - @ in full width
+    "\ufe66", "\ufe62", "\ufe63", "\ufe6b",  # = + - @ as small forms
+    "\u2212",  # the minus sign
 )  # fmt: skip
 
 

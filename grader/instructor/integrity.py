@@ -51,7 +51,9 @@ def runs_built_code(student: str, source: str) -> list[RunsCode]:
         found = [number for number, line in enumerate(lines, 1) if re.search(r"\b(exec|eval|compile)\s*\(", line)]
         decoders = tuple(name for name in DECODERS if re.search(rf"\bimport\b.*\b{name}\b", source))
     else:
-        found = sorted({node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and _runs_built_code(node)})
+        found = sorted(
+            {node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and _runs_built_code(node)}
+        )
         decoders = _decoders(tree)
     return [RunsCode(student, number, _cut(lines[number - 1].strip()), decoders) for number in found]
 
@@ -60,7 +62,9 @@ def _runs_built_code(node: ast.Call) -> bool:
     if not node.args:
         return False
     function = node.func
-    name = function.id if isinstance(function, ast.Name) else function.attr if isinstance(function, ast.Attribute) else ""
+    name = (
+        function.id if isinstance(function, ast.Name) else function.attr if isinstance(function, ast.Attribute) else ""
+    )
     called = name in RUNNERS or (name == "getattr" and len(node.args) > 1 and _literal_in(node.args[1], RUNNERS))
     return called and not isinstance(node.args[0], ast.Constant)
 

@@ -101,7 +101,9 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Row]:
     before = previous_finals(out)
     for student, (folder, _) in sorted(found.items()):
         _copy_student(folder, out / STUDENTS / student)
-    said = write_outputs(out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside, missing_shards=missing)
+    said = write_outputs(
+        out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside, missing_shards=missing
+    )
     for line in said:
         print(line, file=sys.stderr)
     whole = f"{len(shards)} shards" + (f", partial: shard {', '.join(missing)} missing" if missing else "")

@@ -4,7 +4,7 @@ graded with `class`, checked against numbers computed here by hand.
 The class: correct modules (one named `zoë` in decomposed form, as macOS unzips), beginners, five copies
 of one beginner's file (renamed, reordered, stripped: more than a quarter of the class), a copy of a
 classmate's file handed in as encoded text run with `exec`, an empty file, a file that never names TOOLS,
-a syntax error, a folder without tools.py and a name a spreadsheet would run (`＝1+1`, full width).
+a syntax error, a folder without tools.py and a name a spreadsheet would run (a full-width `=1+1`).
 """
 
 import ast
@@ -34,7 +34,7 @@ REFERENCE = (ROOT / "agtool" / "tools.py").read_text()
 BEN = (SUBMISSIONS / "beginner" / "ben.py").read_text()
 ENCODED = SUBMISSIONS / "hostile" / "integrity" / "encoded_exec_copy.py"
 ZOE = "zoe\u0308"  # zoë, decomposed: the file's name as macOS writes it
-FORMULA = "\uff1d1+1"  # ＝1+1: a full-width equals sign, which a spreadsheet runs as =
+FORMULA = "\uff1d1+1"  # =1+1 with a full-width equals sign, which a spreadsheet runs as =
 COPIES = ("bea", "ben", "bert", "bill", "bo")
 TERM = """assignment = "agtool lab (4242)"
 [late]

@@ -124,7 +124,9 @@ def test_merge_refuses_shards_that_are_not_the_whole_class_and_partial_says_so_i
     """Two shards of three: refused, naming the third; with --partial, merged, and the books name it."""
     shards = {index: tmp_path / f"shard{index}" for index in (1, 3)}
     for index, out in shards.items():
-        assert main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "4", "--shard", f"{index}/3"]) == 0
+        assert (
+            main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "4", "--shard", f"{index}/3"]) == 0
+        )
     held = sorted(path.name for out in shards.values() for path in out.glob("students/*"))
     missing = sorted(path.stem for path in klass.glob("*.py") if Shard(2, 3).holds(path.stem))
     assert missing, "the third shard holds someone: its absence must show"
