@@ -10,6 +10,7 @@ a syntax error, a folder without tools.py and a name a spreadsheet would run (a 
 import ast
 import contextlib
 import csv
+import html
 import io
 import json
 import os
@@ -23,6 +24,8 @@ import pytest
 import agtool
 from grader.__main__ import main
 from grader.instructor.sandbox.confine import Layers
+from tests.instructor.test_class_term import TERM as CLASS_TERM
+from tests.instructor.test_classroom import _number
 from tests.instructor.test_similarity import disguise
 from tests.lab.browser_support import ARTIFACTS, chromium  # noqa: F401 (a fixture)
 
@@ -36,14 +39,7 @@ ENCODED = SUBMISSIONS / "hostile" / "integrity" / "encoded_exec_copy.py"
 ZOE = "zoe\u0308"  # zoë, decomposed: the file's name as macOS writes it
 FORMULA = "\uff1d1+1"  # =1+1 with a full-width equals sign, which a spreadsheet runs as =
 COPIES = ("bea", "ben", "bert", "bill", "bo")
-TERM = """assignment = "agtool lab (4242)"
-[late]
-due = 2026-12-10T23:59:00+09:00
-penalty = 10
-per = "day"
-cap = 30
-grace_minutes = 5
-"""
+TERM = CLASS_TERM + "grace_minutes = 5\n"  # test_class_term's: 10 a day started, at most 30
 # When each handed in, and what that costs by hand: (hours late, periods started, points off before the cap)
 HANDED_IN = {
     "alice": "2026-12-10T20:00:00+09:00",  # on time
@@ -376,7 +372,7 @@ def test_the_report_says_per_check_who_failed_it_and_how_well_it_discriminates(g
         failed = sorted(name for name in full if label in full[name]["failed"])
         row = found(rf'<tr class="check" data-label="{re.escape(label)}">(.*?)</tr>', page, re.S)
         who = found(r'<td class="who">(.*?)</td>', row, re.S)
-        assert re.findall(r"<li>(.*?)</li>", who) == [html_escape(name) for name in failed], label
+        assert re.findall(r"<li>(.*?)</li>", who) == [html.escape(name) for name in failed], label
         passed = [0.0 if name in failed else 1.0 for name in full]
         rest = [totals[name] - scores[name][label] for name in full]
         shown = found(r'<td class="num discrimination[^"]*">(.*?)</td>', row)
@@ -386,12 +382,6 @@ def test_the_report_says_per_check_who_failed_it_and_how_well_it_discriminates(g
         else:
             assert shown == "-", label
     assert checked >= 5
-
-
-def html_escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
 
 
 def test_the_report_gives_each_section_its_figures(graded):
@@ -432,22 +422,16 @@ def test_each_pair_shows_the_lines_each_file_holds_side_by_side(graded):
     first, second = re.findall(r'<td class="lines"><pre>(.*?)</pre></td>', pair, re.S)
     for name, shown in (("ben", first), ("bert", second)):
         source = (folder / f"{name}.py").read_text().splitlines()
-        quoted = re.findall(r"^ *(\d+)  (.*)$", html_unescape(shown), re.M)
+        quoted = re.findall(r"^ *(\d+)  (.*)$", html.unescape(shown), re.M)
         assert len(quoted) > 50
         assert all(source[int(line) - 1] == text for line, text in quoted), name
-
-
-def html_unescape(text: str) -> str:
-    import html
-
-    return html.unescape(text)
 
 
 def test_code_that_builds_and_runs_code_at_run_time_is_listed(graded):
     _, out, _ = graded
     page = (out / "integrity.html").read_text()
     listed = found(r'<table id="runs-code">(.*?)</table>', page, re.S)
-    assert "enzo" in listed and "exec(compile(zlib.decompress(base64.b64decode(" in html_unescape(listed)
+    assert "enzo" in listed and "exec(compile(zlib.decompress(base64.b64decode(" in html.unescape(listed)
     assert [name for name in ("alice", "kit", *COPIES) if f"<td>{name}</td>" in listed] == []
     assert book(out)["enzo"]["raw"] == "100"  # it scores what it copied: the listing is the evidence
 
@@ -469,14 +453,6 @@ def test_every_cell_a_spreadsheet_could_run_is_quoted_full_width_too(graded):
         runnable = [c for c in cells if unicodedata.normalize("NFKC", c.lstrip()[:1]) in ("=", "+", "-", "@")]
         assert [c for c in runnable if not _number(c)] == [], name
     assert "'" + FORMULA in book(out)
-
-
-def _number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
 
 
 # ── item 2 again, and item 7: the term changes, a hand edit ──────────────────
