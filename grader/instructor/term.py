@@ -142,7 +142,8 @@ def apply(term: Term, student: str, raw: float, checks: dict[str, float], modifi
     submitted = handed_in(term, student, modified)
     if term.late is not None and submitted is not None:
         if term.submitted is None:
-            notes.append(f"handed in {submitted.isoformat()} (the file's modification time: no {SUBMITTED})")
+            when = submitted.isoformat(timespec="seconds")
+            notes.append(f"handed in {when} (the file's modification time: no {SUBMITTED})")
         due = term.extensions.get(student, term.late.due)
         off, periods = term.late.penalty_for(submitted - due)
         if periods:
@@ -288,9 +289,9 @@ def _read_submitted(
     found = _read_times(path, "submitted", students, skip=set(unmatched))
     missing = sorted(handed_in - found.keys())
     if missing:
-        student = missing[0]
+        student, more = missing[0], f" ({len(missing) - 1} more with none)" if len(missing) > 1 else ""
         raise TermError(
-            f"{path.name}: {student} has no row ({_closest(student, unmatched)}): write the name as DIR names it"
+            f"{path.name}: {student} has no row ({_closest(student, unmatched)}){more}: write the name as DIR names it"
         )
     return found, unmatched
 
