@@ -59,18 +59,23 @@ def runs_built_code(student: str, source: str) -> list[RunsCode]:
 
 
 def _runs_built_code(node: ast.Call) -> bool:
-    if not node.args:
+    """node calls exec, eval or compile (by name, as builtins' attribute, or got by getattr) on anything but a
+    literal. Not re.compile(pattern): an attribute of another module is not the builtin."""
+    if not node.args or isinstance(node.args[0], ast.Constant):
         return False
     function = node.func
-    name = (
-        function.id if isinstance(function, ast.Name) else function.attr if isinstance(function, ast.Attribute) else ""
+    if isinstance(function, ast.Name):
+        return function.id in RUNNERS or (function.id == "getattr" and _names_runner(node.args[1:2]))
+    return (
+        isinstance(function, ast.Attribute)
+        and function.attr in RUNNERS
+        and isinstance(function.value, ast.Name)
+        and function.value.id in ("builtins", "__builtins__")
     )
-    called = name in RUNNERS or (name == "getattr" and len(node.args) > 1 and _literal_in(node.args[1], RUNNERS))
-    return called and not isinstance(node.args[0], ast.Constant)
 
 
-def _literal_in(node: ast.AST, names: tuple[str, ...]) -> bool:
-    return isinstance(node, ast.Constant) and node.value in names
+def _names_runner(arguments: list[ast.expr]) -> bool:
+    return any(isinstance(argument, ast.Constant) and argument.value in RUNNERS for argument in arguments)
 
 
 def _decoders(tree: ast.AST) -> tuple[str, ...]:
