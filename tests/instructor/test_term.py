@@ -63,9 +63,13 @@ def test_an_extension_moves_one_students_due_time_and_submitted_csv_beats_the_fi
 
 def test_every_student_with_a_file_needs_a_row_in_submitted_csv_compared_in_nfc(tmp_path):
     submitted = "student,submitted\nAmy,2026-12-12T10:00:00+00:00\nbe\u0301n,2026-12-12T10:00:00+00:00\n"
+    (tmp_path / "term.toml").write_text(POLICY)
+    (tmp_path / "submitted.csv").write_text(submitted)
     with pytest.raises(TermError) as refused:
-        term_in(tmp_path, {"amy", "bén"}, term_toml=POLICY, submitted_csv=submitted)
-    assert str(refused.value) == "submitted.csv: amy has no row ('Amy' is the closest): write the name as DIR names it"
+        read_term(tmp_path, {"amy", "bén", "cy"}, CHECKS, {"amy", "bén", "cy"})
+    assert str(refused.value) == (
+        "submitted.csv: amy has no row ('Amy' is the closest) (1 more with none): write the name as DIR names it"
+    )
     term = read_term(tmp_path, {"amy", "bén"}, CHECKS, {"bén"})
     assert term.submitted == {"bén": datetime(2026, 12, 12, 10, tzinfo=UTC)} and term.unmatched == ("Amy",)
 
