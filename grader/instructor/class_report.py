@@ -116,10 +116,10 @@ def histogram_svg(title: str, scores: Sequence[float], points: int, apart: dict[
         at = len(bins) + 1 + index
         parts.append(bar(at, count, GREY, label))
         x = LEFT + (at + 0.5) * slot
-        # A label wider than its bar is kept inside the panel (about 6 px a character at this size).
+        # A label wider than its bar: a line below the ticks, kept inside the panel (about 6 px a character).
         anchor = "middle" if x + 3 * len(label) <= width else "end"
         x = x if anchor == "middle" else width - 1
-        parts.append(f'<text x="{x:.1f}" y="{below}" text-anchor="{anchor}" fill="{GREY}">{label}</text>')
+        parts.append(f'<text x="{x:.1f}" y="{below + 11}" text-anchor="{anchor}" fill="{GREY}">{label}</text>')
     unit = "points" if size == 1 else f"points (bars of {size}; the last, {points} alone)"
     parts.append(f'<text x="{LEFT + (width - LEFT - RIGHT) / 2}" y="{HEIGHT - 6}" text-anchor="middle">{unit}</text>')
     return (
