@@ -131,8 +131,8 @@ def integrity_html(sources: dict[str, str], pairs, runs: list[RunsCode], with_bo
         "<h1>agtool lab: integrity report</h1>",
         f'<p id="summary">{len(sources)} files compared; {left_out} and code the class\'s independent solutions '
         f"share left out. A pair is listed when either side holds {SIMILAR:.0%} or more of its own code in the "
-        f"other's file. {len(pairs)} pairs, {len(clusters(pairs))} clusters; {len(runs)} places that run code "
-        "built at run time.</p>",
+        f"other's file. {_count(len(pairs), 'pair')}, {_count(len(clusters(pairs)), 'cluster')}; "
+        f"{_count(len(runs), 'place')} that run code built at run time.</p>",
         "<h2>Clusters</h2>",
         _clusters_table(pairs),
         "<h2>Code that builds and runs code at run time</h2>",
@@ -144,6 +144,10 @@ def integrity_html(sources: dict[str, str], pairs, runs: list[RunsCode], with_bo
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>agtool lab: integrity report</title>'
         f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n"
     )
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number} {thing}" + ("" if number == 1 else "s")
 
 
 STYLE = (
