@@ -213,3 +213,20 @@ def test_a_gradebook_of_an_earlier_release_is_kept_aside_not_overwritten(tmp_pat
     assert kept and (tmp_path / kept.name).read_text() == "student,total\nkit,99\n"
     assert kept.changed == ()  # nothing to compare it with: it is kept whole
     assert not (tmp_path / "gradebook.csv").exists() and keep_hand_edits(tmp_path) is None
+
+
+def test_a_hand_edit_kept_aside_names_each_cell_changed_and_each_row_added_or_removed(tmp_path):
+    from grader.instructor.gradebook import GRADEBOOK, WRITTEN, keep_hand_edits
+
+    written = "student,final,notes\n'=cmd,90,\nkit,100,\nzoe,0,not graded: tools.py is empty\n"
+    edited = "student,final,notes\n'=cmd,90,\nkit,99,regraded\nnew,50,\n"
+    (tmp_path / WRITTEN).write_text(written)
+    (tmp_path / GRADEBOOK).write_text(edited)
+    kept = keep_hand_edits(tmp_path)
+    assert kept and kept.changed == (
+        "kit's final: 100 -> 99",
+        "kit's notes:  -> regraded",
+        "new's row added",
+        "zoe's row removed",
+    )
+    assert "(kit's final: 100 -> 99; kit's notes:  -> regraded; new's row added; zoe's row removed)" in kept.said()
