@@ -14,10 +14,11 @@ from grader.instructor.confined import grade_confined, sandbox_check  # each sta
 from grader.instructor.outputs import file_problem
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import warm
+from grader.kit import intake
 from grader.kit.checks import every_check
 from grader.kit.errors import GraderError
 from grader.kit.grading import not_graded
-from grader.kit.intake import NotASubmission, Submission, read_submission
+from grader.kit.intake import NotASubmission, Submission
 from grader.kit.report import Audience, feedback_markdown, write_feedback, write_results
 
 Runner = Callable[[argparse.Namespace], int]
@@ -41,7 +42,9 @@ def run_grade(args: argparse.Namespace) -> int:
     """Grade one submission; exit 0 when grading completed, whatever the score, 2 on bad input."""
     real = os.path.realpath(args.path)  # the instructor's own link is fine; the sandbox copies the file itself
     try:
-        submission = read_submission(real, shown=args.path)  # the grade's one read: every stage gets these bytes
+        # The grade's one read, every stage gets these bytes (looked up in intake when called: a test that
+        # watches intake's reads sees this one however early this module was imported).
+        submission = intake.read_submission(real, shown=args.path)
     except NotASubmission as refusal:
         return _refuse(f"grade: PATH {refusal}")
     labels = [check.label for check in every_check()]
