@@ -1,11 +1,18 @@
 """OUT/report.html: a class on one page, for the instructor (never for students: it names them all).
 
 - the spread of the scores, a histogram per stage and a wide one for the final total, drawn
-  as SVG here (a bar per whole point; for the total, per 5 points); files that do not
-  import, and entries not graded, stand apart from honest zeros;
-- per check: how many failed, and their most common reasons with counts;
+  as SVG here (a bar per whole point; for the total, per 5 points); files not graded in full
+  (empty, no TOOLS, does not import, no tools.py) and entries with no row stand apart from
+  honest zeros; the median and mean of the finals of the files graded in full;
+- per section of roster.csv, when it has sections: students, graded in full, median and mean;
+- per check: how many failed and who (for the instructor), their most common reasons with
+  counts, and the check's discrimination: the point-biserial correlation of passing it with
+  the rest of the raw score (the total less the check's own points), over the files graded
+  in full. Near 0 or below, strong students fail it as often as weak ones: look at the check
+  before the regrade requests come;
 - the term: who was late and what was overridden;
-- similar pairs of solutions (grader/instructor/similarity.py), with their shared lines.
+- the sandbox layers the students were graded under, a partial merge's missing shards, and a
+  link to the integrity report (grader/instructor/integrity.py) when --similar wrote one.
 
 Self-contained (no script, no request): it opens from a TA's mail as from the disk.
 Every text a student wrote (a name, an exception's message) is escaped.
@@ -13,11 +20,13 @@ Every text a student wrote (a name, an exception's message) is escaped.
 
 import html
 import re
+import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TOP_REASONS = 3  # reasons shown per check
+LOW_DISCRIMINATION = 0.1  # a check below this separates strong from weak no better than chance: marked
 BLUE, GREY, ORANGE = "#4c72b0", "#9e9e9e", "#dd8452"
 
 
@@ -30,19 +39,11 @@ class Student:
     raw: float
     stages: dict[int, float]
     failed: dict[str, str]  # label -> why, for each failed check
-    broken: str | None  # why the file does not import, or None
+    ungraded: str | None  # why the file was not graded in full (does not import, empty …), or None
     notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Shared:
-    """A pair of similar solutions, as the report shows it."""
-
-    first: str
-    second: str
-    first_share: float
-    second_share: float
-    lines: tuple[str, ...]  # a few of the lines they share, numbered as in first's file
+    checks: dict[str, float] = field(default_factory=dict)  # label -> raw score
+    section: str | None = None  # roster.csv's Section
+    sandbox: str = ""  # the sandbox's layers it was graded under
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,10 @@ def histogram_svg(title: str, scores: Sequence[float], points: int, apart: dict[
         at = len(bins) + 1 + index
         parts.append(bar(at, count, GREY, label))
         x = LEFT + (at + 0.5) * slot
-        parts.append(f'<text x="{x:.1f}" y="{below}" text-anchor="middle" fill="{GREY}">{label}</text>')
+        # A label wider than its bar: a line below the ticks, kept inside the panel (about 6 px a character).
+        anchor = "middle" if x + 3 * len(label) <= width else "end"
+        x = x if anchor == "middle" else width - 1
+        parts.append(f'<text x="{x:.1f}" y="{below + 11}" text-anchor="{anchor}" fill="{GREY}">{label}</text>')
     unit = "points" if size == 1 else f"points (bars of {size}; the last, {points} alone)"
     parts.append(f'<text x="{LEFT + (width - LEFT - RIGHT) / 2}" y="{HEIGHT - 6}" text-anchor="middle">{unit}</text>')
     return (
@@ -140,31 +144,36 @@ def report_html(
     not_graded: dict[str, str],
     stage_points: dict[int, int],
     checks: Sequence[CheckInfo],
-    pairs: Sequence[Shared] | None = None,
-    threshold: float | None = None,
+    integrity: str | None = None,
+    missing_shards: tuple[str, ...] = (),
 ) -> str:
-    honest = [student for student in students if student.broken is None]
-    broken = [student for student in students if student.broken is not None]
-    apart = {"broken": len(broken), "not graded": len(not_graded)}
+    """The page. not_graded: the entries with no row, and why; integrity: the integrity report's file name,
+    when there is one; missing_shards: the shards a partial merge lacks."""
+    honest = [student for student in students if student.ungraded is None]
+    ungraded = [student for student in students if student.ungraded is not None]
+    apart = {"not graded": len(ungraded), "no row": len(not_graded)}
     total = sum(stage_points.values())
     panels = [
         histogram_svg(f"stage {stage} (of {points} points)", [s.stages[stage] for s in honest], points, apart)
         for stage, points in sorted(stage_points.items())
     ]
     panels.append(histogram_svg(f"total (of {total} points)", [s.final for s in honest], total, apart, 2 * WIDTH))
-    finals = sorted(student.final for student in honest)
-    median = f"{finals[len(finals) // 2]:g}" if finals else "none"
     body = [
         "<h1>agtool lab: the class</h1>",
-        f'<p id="summary">{len(students)} graded ({len(honest)} that import, {len(broken)} that do not), '
-        f"{len(not_graded)} not graded; median final score {median} of {total}.</p>",
+        *_partial(missing_shards),
+        f'<p id="summary">{len(students)} graded in the gradebook ({len(honest)} in full, {len(ungraded)} not), '
+        f"{len(not_graded)} entries with no row; {_figures([s.final for s in honest], total)}.</p>",
+        _sandbox(students),
         "<h2>Scores</h2>",
         f'<div class="panels">{"".join(panels)}</div>',
+        *_sections(students, total),
         "<h2>Checks</h2>",
+        "<p>Discrimination: how passing the check goes with the rest of the raw score (point-biserial, files "
+        'graded in full); <span class="low">near 0 or below</span>, strong students fail it as often as weak ones.</p>',
         _checks_table(honest, checks),
-        *_apart_section(broken, not_graded),
+        *_apart_section(ungraded, not_graded),
         *_term_section(students),
-        *_similarity_section(pairs, threshold),
+        *_integrity_section(integrity),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>agtool lab: the class</title>'
@@ -172,42 +181,104 @@ def report_html(
     )
 
 
+def _figures(finals: Sequence[float], total: int) -> str:
+    """The median and mean of finals, in words."""
+    if not finals:
+        return "no file graded in full"
+    return f"median final score {statistics.median(finals):g} of {total}, mean {statistics.fmean(finals):.1f}"
+
+
+def _partial(missing_shards: tuple[str, ...]) -> list[str]:
+    if not missing_shards:
+        return []
+    return [
+        f'<p id="partial" class="low">Partial: shard {html.escape(", ".join(missing_shards))} not merged '
+        "(merge --partial): its students have no row here.</p>"
+    ]
+
+
+def _sandbox(students: Sequence[Student]) -> str:
+    """The sandbox layers the students were graded under: one line each, with how many."""
+    layers = Counter(student.sandbox for student in students if student.sandbox)
+    said = "; ".join(f"{html.escape(text)} ({count})" for text, count in sorted(layers.items()))
+    return f'<p id="sandbox">Graded under: {said or "no sandbox (nothing was graded in one)"}.</p>'
+
+
+def _sections(students: Sequence[Student], total: int) -> list[str]:
+    """A row per section of roster.csv, when it has sections: students, graded in full, median and mean."""
+    sections = sorted({student.section for student in students if student.section})
+    if not sections:
+        return []
+    rows = []
+    for section in sections:
+        members = [student for student in students if student.section == section]
+        finals = [student.final for student in members if student.ungraded is None]
+        median = f"{statistics.median(finals):g}" if finals else "-"
+        mean = f"{statistics.fmean(finals):.1f}" if finals else "-"
+        rows.append(
+            f'<tr class="section" data-section="{html.escape(section)}"><td>{html.escape(section)}</td>'
+            f'<td class="num">{len(members)}</td><td class="num">{len(finals)}</td>'
+            f'<td class="num">{median}</td><td class="num">{mean}</td></tr>'
+        )
+    header = "".join(
+        f"<th>{name}</th>" for name in ("section", "students", "graded in full", f"median (of {total})", "mean")
+    )
+    return ["<h2>Sections</h2>", f'<table id="sections"><tr>{header}</tr>{"".join(rows)}</table>']
+
+
+def discrimination(passed: Sequence[bool], rest: Sequence[float]) -> float | None:
+    """The point-biserial correlation of passing a check with the rest of the score; None where it is not
+    defined (everyone passed, everyone failed, or the rest is the same for all)."""
+    if len(set(passed)) < 2 or len(set(rest)) < 2:
+        return None
+    return statistics.correlation([1.0 if p else 0.0 for p in passed], list(rest))
+
+
 STYLE = (
     "body{font-family:sans-serif;margin:1.5em;max-width:1400px}"
     "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;"
     "vertical-align:top}th{background:#f3f3f3}.num{text-align:right}.panels{display:flex;flex-wrap:wrap;gap:8px}"
-    "pre{margin:0;white-space:pre-wrap}"
+    "pre{margin:0;white-space:pre-wrap}.low{background:#fde2c8}details summary{cursor:pointer}"
+    "ul{margin:0;padding-left:1.2em}"
 )
 
 
 def _checks_table(honest: Sequence[Student], checks: Sequence[CheckInfo]) -> str:
     rows = []
     for check in checks:
-        why = Counter(student.failed[check.label] for student in honest if check.label in student.failed)
-        failed = sum(why.values())
-        rate = f"{100 * failed / len(honest):.0f} %" if honest else "-"
+        failing = [student for student in honest if check.label in student.failed]
+        why = Counter(student.failed[check.label] for student in failing)
+        rate = f"{100 * len(failing) / len(honest):.0f} %" if honest else "-"
         reasons = "<br>".join(f"{count} × {html.escape(text)}" for text, count in why.most_common(TOP_REASONS))
+        who = "".join(f"<li>{html.escape(student.name)}</li>" for student in failing)
+        rest = [student.raw - student.checks.get(check.label, 0.0) for student in honest]
+        r = discrimination([check.label not in student.failed for student in honest], rest)
+        low = " low" if r is not None and r < LOW_DISCRIMINATION else ""
+        shown = "-" if r is None else f"{r:+.2f}"
         rows.append(
             f'<tr class="check" data-label="{check.label}"><td>{check.label}</td><td>{html.escape(check.title)}</td>'
-            f'<td class="num">{check.points}</td><td class="num">{failed}</td><td class="num">{rate}</td>'
-            f"<td>{reasons}</td></tr>"
+            f'<td class="num">{check.points}</td><td class="num">{len(failing)}</td><td class="num">{rate}</td>'
+            f'<td class="num discrimination{low}">{shown}</td><td>{reasons}</td>'
+            f'<td class="who"><details><summary>{len(failing)}</summary><ul>{who}</ul></details></td></tr>'
         )
     header = "".join(
-        f"<th>{name}</th>" for name in ("check", "what", "points", "failed", "fail rate", "most common reasons")
+        f"<th>{name}</th>"
+        for name in ("check", "what", "points", "failed", "fail rate", "discrimination", "most common reasons", "who")
     )
     header = f"<tr>{header}</tr>"
     return f'<table id="checks">{header}{"".join(rows)}</table>'
 
 
-def _apart_section(broken: Sequence[Student], not_graded: dict[str, str]) -> list[str]:
-    if not broken and not not_graded:
+def _apart_section(ungraded: Sequence[Student], not_graded: dict[str, str]) -> list[str]:
+    if not ungraded and not not_graded:
         return []
     rows = [
-        f"<tr><td>{html.escape(s.name)}</td><td>does not import: {html.escape(s.broken or '')}</td></tr>"
-        for s in broken
+        f"<tr><td>{html.escape(s.name)}</td><td>not graded, a row of {s.final:g}: {html.escape(s.ungraded or '')}"
+        "</td></tr>"
+        for s in ungraded
     ]
     rows += [
-        f"<tr><td>{html.escape(name)}</td><td>not graded: {html.escape(why)}</td></tr>"
+        f"<tr><td>{html.escape(name)}</td><td>no row: {html.escape(why)}</td></tr>"
         for name, why in sorted(not_graded.items())
     ]
     return [
@@ -229,18 +300,12 @@ def _term_section(students: Sequence[Student]) -> list[str]:
     return ["<h2>Late and overridden</h2>", f'<table id="term">{header}{"".join(rows)}</table>']
 
 
-def _similarity_section(pairs: Sequence[Shared] | None, threshold: float | None) -> list[str]:
-    if pairs is None:
+def _integrity_section(integrity: str | None) -> list[str]:
+    if integrity is None:
         return ["<h2>Similar solutions</h2>", '<p id="similar">Not looked for: run class with --similar.</p>']
-    title = f"<h2>Similar solutions (a share of {threshold:.0%} or more, the starter code left out)</h2>"
-    if not pairs:
-        return [title, '<p id="similar">No pair.</p>']
-    rows = []
-    for pair in pairs:
-        shown = html.escape("\n".join(pair.lines))
-        rows.append(
-            f'<tr class="pair"><td>{html.escape(pair.first)}</td><td>{html.escape(pair.second)}</td>'
-            f'<td class="num">{pair.first_share:.0%} / {pair.second_share:.0%}</td><td><pre>{shown}</pre></td></tr>'
-        )
-    header = "<tr><th>student</th><th>student</th><th>shared (of each)</th><th>shared lines (a sample)</th></tr>"
-    return [title, f'<table id="similar">{header}{"".join(rows)}</table>']
+    return [
+        "<h2>Similar solutions</h2>",
+        f'<p id="similar">In <a href="{html.escape(integrity)}">{html.escape(integrity)}</a>, as the last run '
+        "with --similar wrote it: clusters of similar solutions, their lines side by side, and code that runs "
+        "code it builds.</p>",
+    ]

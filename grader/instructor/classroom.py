@@ -2,10 +2,16 @@
 
 DIR holds one submission per student: DIR/<student>.py, or a folder DIR/<student>/
 with a tools.py in it (at its top, or anywhere below: a whole lab folder is fine).
+A student is named as Unicode's NFC spells their entry (grader/instructor/term.py).
 Only what is the student's own regular file is graded: a symlink out of their folder
-(a classmate's file), a FIFO, a device or a file over 1 MB is refused, by name.
-For each student OUT/students/<student>/ gets results.json (Gradescope's format) and
-feedback.md. For the instructor: OUT/gradebook.csv, OUT/not_graded.csv, OUT/canvas.csv and
+(a classmate's file), a FIFO, a device or a file over 1 MB is refused, by name, and
+gets no row (a zero for a planted link would land on a classmate). A file with nothing
+to grade (empty, never naming TOOLS), one that does not import and a student's folder
+without tools.py are not graded in full: each gets a row of 0 with a note saying why,
+which overrides.csv can change, and is listed in not_graded.csv.
+For each student OUT/students/<student>/ gets graded.json (the grade as graded, and the
+stamp), and results.json (Gradescope's format) and feedback.md with their final
+(grader/instructor/handout.py). For the instructor: OUT/gradebook.csv, OUT/not_graded.csv, OUT/canvas.csv and
 OUT/changes.csv (grader/instructor/gradebook.py), with the term's overrides, late policy and
 extensions applied from files beside them (grader/instructor/term.py), and OUT/report.html,
 the class on one page (grader/instructor/class_report.py). Students live under
@@ -31,6 +37,7 @@ gradebook of what was graded.
 """
 
 import argparse
+import ast
 import contextlib
 import functools
 import hashlib
@@ -51,9 +58,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agtool.syllabus import STAGES
-from grader.instructor.class_report import CheckInfo, Shared, Student, failure_reason, report_html
-from grader.instructor.confined import grade_confined
+from grader.instructor.class_report import CheckInfo, Student, failure_reason, report_html
+from grader.instructor.confined import grade_confined, sandbox_check
 from grader.instructor.gradebook import (
+    KeptAside,
     Line,
     keep_hand_edits,
     previous_finals,
@@ -63,20 +71,24 @@ from grader.instructor.gradebook import (
     write_gradebook,
     write_not_graded,
 )
+from grader.instructor.handout import write_handout
+from grader.instructor.integrity import INTEGRITY, write_integrity
+from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import Link, warm, zygote
-from grader.instructor.shards import Shard, parse_shard
-from grader.instructor.term import Term, TermError, apply, read_term
+from grader.instructor.shards import Shard, parse_shard, write_shard
+from grader.instructor.term import Term, TermError, apply, read_term, same_name
 from grader.kit import intake
 from grader.kit.checks import CHECKLISTS, every_check
-from grader.kit.grading import STAGE_POINTS
+from grader.kit.grading import STAGE_POINTS, not_graded
 from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
 from grader.kit.probing import draw_ahead
-from grader.kit.report import for_student, write_atomically, write_feedback, write_results
+from grader.kit.report import feedback_body, for_student, results_json, write_atomically
 
 STAGE_NUMBERS = sorted(STAGES)  # the gradebook's stage columns, in order
 STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
 CHECK_POINTS = {check.label: check.points for check in every_check()}
 STOP_SECONDS = 5  # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
+MOST = sum(STAGE_POINTS.values())
 
 
 class UsageError(Exception):
@@ -87,16 +99,69 @@ class UsageError(Exception):
 class HandedIn:
     """What one student handed in, as found in DIR (intake.Submission is the file as read)."""
 
-    student: str
-    path: Path  # a regular file inside the student's own entry, symlinks resolved
-    read: intake.Submission  # the file as read, once, when it was found: what is graded, stamped and compared
+    student: str  # the entry's name in NFC
+    path: Path  # a regular file inside the student's own entry, symlinks resolved (or their folder, without one)
+    read: intake.Submission | None  # the file as read, once, when found: what is graded; None: no tools.py
     folder: Path  # the class's DIR: no child reads it (nor OUT), classmates' files and feedback
-    modified: float  # the file's modification time: when it was handed in, unless submitted.csv says
+    # The file's modification time as first read: when it was handed in, unless submitted.csv says.
+    # A file whose bytes were graded before keeps the time its record holds (handed_in_as_recorded).
+    modified: float | None
 
     @property
-    def digest(self) -> str:
+    def digest(self) -> str | None:
         """sha256 of what was read (and graded): the stamp compares it."""
-        return self.read.sha256
+        return self.read.sha256 if self.read else None
+
+    @property
+    def shown(self) -> str:
+        """The file as DIR holds it, as the student knows it."""
+        return self.read.shown if self.read else _shown(self.path, self.folder)
+
+    def ungradable(self) -> str | None:
+        """Why there is nothing to grade in full, said before any grading; None when there is."""
+        if self.read is None:
+            return NO_TOOLS_PY
+        return nothing_to_grade(self.read.data)
+
+
+NO_TOOLS_PY = "no tools.py in it"
+
+
+def nothing_to_grade(data: bytes) -> str | None:
+    """Why a file has nothing to grade, or None: it is empty, or TOOLS is nowhere in it and it could not make
+    the name at run time (no exec, globals(), setattr … : then no check could find a thing). A file that
+    does not parse has its grade say why, with the line."""
+    if not data.strip():
+        return "tools.py is empty"
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    if not any(_names_tools(node) or _makes_names(node) for node in ast.walk(tree)):
+        return "tools.py never names TOOLS"
+    return None
+
+
+# What can make a module's name at run time, out of text that never spells it.
+NAME_MAKERS = frozenset({"exec", "eval", "compile", "globals", "vars", "locals", "setattr", "__import__", "__dict__"})
+
+
+def _names_tools(node: ast.AST) -> bool:
+    """node spells TOOLS: a name, an import, an attribute, or text that could be one (globals()["TOOLS"])."""
+    if isinstance(node, ast.Name):
+        return node.id == "TOOLS"
+    if isinstance(node, ast.alias):
+        return "TOOLS" in (node.name, node.asname) or node.name == "*"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "TOOLS"
+    return isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and "TOOLS" in str(node.value)
+
+
+def _makes_names(node: ast.AST) -> bool:
+    """node may make a name at run time (exec of decoded text, globals()[...] = ..., setattr on the module)."""
+    if isinstance(node, ast.Name):
+        return node.id in NAME_MAKERS
+    return isinstance(node, ast.Attribute) and node.attr in NAME_MAKERS
 
 
 @dataclass(frozen=True)
@@ -108,8 +173,9 @@ class Row:
     stages: dict[int, float]
     checks: dict[str, float] = field(default_factory=dict)  # label -> score
     failed: dict[str, str] = field(default_factory=dict)  # label -> why, for each failed check
-    broken: str | None = None  # why the file does not import at all, or None
-    modified: float = 0.0
+    ungraded: str | None = None  # why the file was not graded in full (empty, does not import …), or None
+    modified: float | None = None  # when the file was handed in, as first read; None: no file
+    sandbox: str = ""  # the sandbox's layers it was graded under (Layers.describe)
 
 
 # ── finding the submissions ──────────────────────────────────────────────────
@@ -122,19 +188,25 @@ def find_submissions(folder: Path) -> tuple[list[HandedIn], dict[str, str]]:
             f"DIR {str(folder)!r} is not a folder: give the folder that holds one "
             "<student>.py or <student>/tools.py per student"
         )
-    submissions, refused = {}, {}
+    submissions: dict[str, HandedIn] = {}
+    refused: dict[str, str] = {}
+    seen: dict[str, str] = {}  # student -> the entry that is theirs, as DIR names it
     for entry in sorted(folder.iterdir()):
         if hidden_entry(Path(entry.name)):
             continue
-        student = entry.stem if entry.suffix == ".py" and not entry.is_dir() else entry.name
+        student = same_name(entry.stem if entry.suffix == ".py" and not entry.is_dir() else entry.name)
+        named = entry.name + ("/" if entry.is_dir() else "")
+        if student in seen:
+            raise UsageError(
+                f"DIR {str(folder)!r} holds both {' and '.join(sorted((seen[student], named)))}, both {student!r} "
+                "(a file and a folder, or one name spelt in two Unicode forms): keep one submission per student"
+            )
+        seen[student] = named
         try:
             path = _own_file(entry)
-            if path is None:
+            if path is None:  # their folder, with no tools.py in it: a row of 0, saying so
+                submissions[student] = HandedIn(student, entry, None, folder, None)
                 continue
-            if student in submissions:
-                raise UsageError(
-                    f"DIR {str(folder)!r} holds both {student}.py and {student}/: keep one submission per student"
-                )
             read = read_submission(str(path), _shown(path, folder))
             submissions[student] = HandedIn(student, path, read, folder, path.stat().st_mtime)
         except NotASubmission as refusal:
@@ -155,7 +227,7 @@ def _shown(path: Path, folder: Path) -> str:
 
 
 def _own_file(entry: Path) -> Path | None:
-    """The file to grade for one entry of DIR, inside that entry, symlinks resolved; None if it holds none.
+    """The file to grade for one entry of DIR, inside that entry, symlinks resolved; None for a folder that holds none.
 
     Raises NotASubmission for what must not be graded as this student's work.
     """
@@ -169,7 +241,7 @@ def _own_file(entry: Path) -> Path | None:
         return entry
     found = find_tools(entry)
     if found is None:
-        raise NotASubmission("no tools.py in it")
+        return None
     try:
         real = found.resolve(strict=True)
     except (OSError, RuntimeError):  # a dangling link, or a loop
@@ -233,21 +305,42 @@ def student_folder(out: Path, student: str) -> Path:
     return out / STUDENTS / student
 
 
-def graded_row(submission: HandedIn, seed: int, out: Path) -> Row | None:
-    """The student's row from OUT, if their results there are for this very stamp; else None."""
-    folder = student_folder(out, submission.student)
+def read_record(out: Path, student: str) -> dict | None:
+    """The student's record in OUT (graded.json: their grade as graded, and its stamp), or None."""
     try:
-        record = json.loads((folder / "graded.json").read_text())
-        if record.get("stamp") != stamp(submission, seed):
-            return None
-        return row_of(submission.student, json.loads((folder / "results.json").read_text()), record)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        record = json.loads((student_folder(out, student) / "graded.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def graded_row(submission: HandedIn, seed: int, out: Path) -> Row | None:
+    """The student's row from OUT, if their record there is for this very stamp; else None."""
+    record = read_record(out, submission.student)
+    if record is None or record.get("stamp") != stamp(submission, seed):
+        return None
+    try:
+        return row_of(submission.student, record)
+    except (ValueError, KeyError, TypeError, AttributeError):  # an earlier release's record
         return None
 
 
-def row_of(student: str, results: dict, record: dict) -> Row:
-    """A student's row from their Gradescope results (each test counts for the stages its tags name)
-    and graded.json (why each failed check failed; whether the file imports; when it was handed in)."""
+def handed_in_as_recorded(submission: HandedIn, out: Path) -> HandedIn:
+    """submission with the time its record holds, when the record is of these very bytes: a file's time
+    is read once, when it is first graded, and a file touched since (or --force) changes no late penalty."""
+    record = read_record(out, submission.student)
+    if record is None or submission.digest is None:
+        return submission
+    stamped, modified = record.get("stamp"), record.get("modified")
+    if isinstance(stamped, dict) and stamped.get("submission") == submission.digest and type(modified) is float:
+        return HandedIn(submission.student, submission.path, submission.read, submission.folder, modified)
+    return submission
+
+
+def row_of(student: str, record: dict) -> Row:
+    """A student's row from their record: the grade's Gradescope results (each test counts for the stages
+    its tags name), why each failed check failed, why the file was not graded in full, when it was handed in."""
+    results = record["results"]
     stages = {stage: 0.0 for stage in STAGE_NUMBERS}
     checks: dict[str, float] = {}
     for test in results["tests"]:
@@ -257,26 +350,49 @@ def row_of(student: str, results: dict, record: dict) -> Row:
             if f"stage{stage}" in test["tags"]:
                 stages[stage] += test["score"]
     failed = {str(label): str(why) for label, why in record["failed"].items()}
-    broken = record["broken"] if type(record["broken"]) is str else None
-    return Row(student, results["score"], stages, checks, failed, broken, float(record["modified"]))
+    ungraded = record["ungraded"] if type(record["ungraded"]) is str else None
+    modified = float(record["modified"]) if record["modified"] is not None else None
+    total = float(results["score"])
+    return Row(student, total, stages, checks, failed, ungraded, modified, str(record["sandbox"]))
 
 
 def grade_student(submission: HandedIn, seed: int, out: Path) -> Row:
-    """Grade one student and write their folder in OUT; graded.json (the stamp) goes last."""
-    result = grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out)))
-    folder = student_folder(out, submission.student)
+    """Grade one student and write their record in OUT (graded.json, the stamp in it): the grade as graded.
+    Their feedback.md and results.json, with the final, are written from it by write_outputs."""
     # For the student: their file named as DIR has it (no path of the instructor's), a replay their kit runs.
-    audience = for_student(submission.read.shown)
-    write_feedback(result, folder / "feedback.md", audience)
-    write_results(result, folder / "results.json", audience)
+    audience = for_student(submission.shown)
+    why, sandbox = submission.ungradable(), ""
+    if why is not None:  # nothing to grade in full: said the same every run, naming nothing of the grader's
+        result = not_graded(submission.shown, seed, why)
+    else:
+        assert submission.read is not None  # ungradable() says so without one
+        result, sandbox = (
+            grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out))),
+            sandbox_layers(),
+        )
+        why = f"does not import ({result.broken})" if result.broken else None
+    results = results_json(result, audience)
+    del results["execution_time"]  # the record is the same for the same grade: merged shards equal one run
     record = {
         "stamp": stamp(submission, seed),
-        "broken": result.broken,
+        "ungraded": why,
         "failed": {r.check.label: failure_reason(r) for r in result.results if not r.passed},
         "modified": submission.modified,
+        "sandbox": sandbox,
+        "results": results,
+        "feedback": feedback_body(result, audience),
     }
-    write_atomically(folder / "graded.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    return row_of(submission.student, json.loads((folder / "results.json").read_text()), record)
+    write_atomically(
+        student_folder(out, submission.student) / "graded.json",
+        json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+    )
+    return row_of(submission.student, record)
+
+
+@functools.cache
+def sandbox_layers() -> str:
+    """The layers of the sandbox a grade here runs in, in words (Layers.describe): a student's record keeps it."""
+    return Layers.here().describe()
 
 
 def _links(jobs: int) -> list[Link]:
@@ -317,20 +433,26 @@ def grade_class(
     force: bool = False,
     similar: bool = False,
     shard: Shard | None = None,
+    require_sandbox: bool = False,
 ) -> list[Row]:
     """Grade every submission in folder not yet graded in out (every one, with force); returns the
     rows of everyone graded. The term files in out are read first: a bad one is refused (UsageError)
-    before any grading. However it ends (done, Ctrl-C, a grader bug), the books of what was graded are written.
+    before any grading, and so is a machine without every sandbox layer when require_sandbox.
+    However it ends (done, Ctrl-C, a grader bug), the books of what was graded are written.
     `shard`: grade only the students of that shard (grader/instructor/shards.py).
     """
     submissions, refused = find_submissions(folder)
-    if shard is not None:
-        submissions = [submission for submission in submissions if shard.holds(submission.student)]
-        refused = {student: why for student, why in refused.items() if shard.holds(student)}
+    shard = shard or Shard(1, 1)
+    submissions = [submission for submission in submissions if shard.holds(submission.student)]
+    refused = {student: why for student, why in refused.items() if shard.holds(student)}
     _check_writable(out)
-    term, roster = read_books_input(out, {submission.student for submission in submissions})
+    handed_in = {submission.student for submission in submissions if submission.read is not None}
+    term, roster = read_books_input(out, {submission.student for submission in submissions}, handed_in)
+    check_sandbox(require_sandbox)
+    write_shard(out, shard)
     kept_aside = keep_hand_edits(out)
     before = previous_finals(out)
+    submissions = [handed_in_as_recorded(submission, out) for submission in submissions]
     rows = {submission.student: None if force else graded_row(submission, seed, out) for submission in submissions}
     pending = [submission for submission in submissions if rows[submission.student] is None]
     failures: dict[str, str] = {}
@@ -342,7 +464,7 @@ def grade_class(
     finally:
         graded = [row for row in rows.values() if row]
         # The report once the class is whole: not while the instructor waits for Ctrl-C to end.
-        compared = submissions if similar else None
+        compared = submissions if similar and finished else None
         said = write_outputs(out, graded, {**refused, **failures}, term, roster, before, finished, compared, kept_aside)
         for line in said:
             print(line, file=sys.stderr)
@@ -360,12 +482,20 @@ def grade_class(
     return graded
 
 
-def read_books_input(out: Path, students: set[str]) -> tuple[Term, dict | None]:
-    """The term files and the roster in OUT, checked against the class: a bad one is a UsageError."""
+def read_books_input(out: Path, students: set[str], handed_in: set[str]) -> tuple[Term, dict | None]:
+    """The term files and the roster in OUT, checked against the class (handed_in: the students with a
+    file, each of whom needs a row in submitted.csv when there is one): a bad one is a UsageError."""
     try:
-        return read_term(out, students, CHECK_POINTS), read_roster(out)
+        return read_term(out, students, CHECK_POINTS, handed_in), read_roster(out)
     except TermError as error:
         raise UsageError(str(error)) from None
+
+
+def check_sandbox(required: bool) -> None:
+    """Say which sandbox layers this machine gives; with required, refuse (UsageError) when one is missing."""
+    refusal = sandbox_check(Layers.here(), required)
+    if refusal:
+        raise UsageError(refusal)
 
 
 def write_outputs(
@@ -377,71 +507,91 @@ def write_outputs(
     before: dict[str, str] | None,
     report: bool,
     compared: list[HandedIn] | None = None,
-    kept_aside: str | None = None,
+    kept_aside: KeptAside | None = None,
+    missing_shards: tuple[str, ...] = (),
 ) -> list[str]:
-    """Every file for the instructor, from the graded rows and who was not graded; returns what to say.
-    report: write report.html too (once the class is whole); compared: the submissions whose similar
-    pairs it lists (--similar), or None.
-    kept_aside: the name a hand-edited gradebook.csv was kept under (gradebook.keep_hand_edits)."""
+    """Every file for the instructor, and each student's feedback.md and results.json with their final,
+    from the graded rows and the entries with no row (not_graded: entry -> why); returns what to say.
+    report: write report.html too (once the class is whole); compared: the submissions whose integrity
+    report to write (--similar), or None (integrity.html, if any, is kept as the last --similar wrote it).
+    kept_aside: a hand-edited gradebook.csv, kept aside (gradebook.keep_hand_edits).
+    missing_shards: the shards a partial merge lacks (grader/instructor/merge.py), said in the books."""
     lines = write_books(out, graded, term)
-    broken = {row.student: f"does not import ({row.broken}): its row is 0" for row in graded if row.broken}
-    write_not_graded(out, {**not_graded, **broken})
-    said = [f"not graded: {student}: {why}" for student, why in sorted(not_graded.items())]
+    write_handouts(out, lines)
+    ungraded = {row.student: row.ungraded for row in graded if row.ungraded}
+    apart = {f"shard {shard}": f"not merged (merge --partial): {PARTIAL}" for shard in missing_shards}
+    write_not_graded(out, {**not_graded, **ungraded, **apart})
+    said = [f"not graded: {student}: {why}" for student, why in sorted({**not_graded, **ungraded}.items())]
+    said += [f"partial: shard {shard} not merged: {PARTIAL}" for shard in missing_shards]
+    if term.unmatched:
+        rows = "1 row names" if len(term.unmatched) == 1 else f"{len(term.unmatched)} rows name"
+        said.append(f"submitted.csv: {rows} no student in DIR (an LMS lists everyone): {', '.join(term.unmatched)}")
     if kept_aside:
-        said.append(
-            f"kept aside: gradebook.csv was edited by hand (or written by an earlier release), now {kept_aside}: "
-            "put changes in overrides.csv"
-        )
+        said.append(kept_aside.said())
     if roster is not None:
-        unnamed = write_canvas(out, lines, roster, term.assignment, sum(STAGE_POINTS.values()))
+        unnamed = write_canvas(out, lines, roster, term.assignment, MOST)
         if unnamed:
             said.append(f"canvas.csv: {len(unnamed)} graded students not in roster.csv: {', '.join(unnamed)}")
     if before is not None:
         changed = write_changes(out, before, lines)
         said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
+    if compared is not None:
+        write_integrity(out, compared_sources(compared, graded), _starter())
     if report:
-        write_report(out, graded, lines, not_graded, compared)
+        write_report(out, graded, lines, not_graded, roster, missing_shards)
     return said
+
+
+PARTIAL = "its students have no row in these books"
 
 
 def write_books(out: Path, rows: list[Row], term: Term) -> list[Line]:
     """gradebook.csv from the raw rows and the term; returns its lines."""
     lines = [
-        Line(row.student, apply(term, row.student, row.total, row.checks, row.modified), row.stages) for row in rows
+        Line(row.student, apply(term, row.student, row.total, row.checks, row.modified), row.stages, row.ungraded)
+        for row in rows
     ]
     write_gradebook(out, lines, STAGE_NUMBERS)
     return lines
 
 
-SIMILAR = 0.6  # the share of a student's own code (the starter's and the class's common code left out) listed
-SHOWN_LINES = 12  # shared lines quoted per pair
+def write_handouts(out: Path, lines: list[Line]) -> None:
+    """Each student's feedback.md and results.json, with their final (grader/instructor/handout.py)."""
+    for line in lines:
+        record = read_record(out, line.student)
+        if record is not None:
+            write_handout(student_folder(out, line.student), record, line, MOST)
 
 
-def similar(submissions: list[HandedIn], rows: list[Row]) -> list[Shared]:
-    """Pairs of graded students whose solutions are alike, each with a few of the lines they share."""
-    # Imported here: copydetect loads matplotlib's pyplot (0.5 s, 1.5 s on a loaded machine), and
-    # release needs nbformat; a class run without --similar needs neither.
-    from grader.instructor.release import starter
-    from grader.instructor.similarity import quote, similar_pairs
-
-    graded = {row.student for row in rows if row.broken is None}
-    sources = {
+def compared_sources(submissions: list[HandedIn], rows: list[Row]) -> dict[str, str]:
+    """student -> the text of their file, for each student graded (a file that does not import too:
+    a copy can be broken on purpose), as the integrity report compares them."""
+    graded = {row.student for row in rows}
+    return {
         submission.student: submission.read.data.decode("utf-8", "replace")
         for submission in submissions
-        if submission.student in graded
+        if submission.read is not None and submission.student in graded
     }
-    found = []
-    for pair in similar_pairs(sources, starter(), threshold=SIMILAR):
-        lines = quote(sources[pair.first], pair.first_lines).splitlines()
-        found.append(Shared(pair.first, pair.second, pair.first_share, pair.second_share, tuple(lines[:SHOWN_LINES])))
-    return found
+
+
+def _starter() -> str:
+    """The kit's starter tools.py. Imported here: release needs nbformat, and a class without --similar does not."""
+    from grader.instructor.release import starter
+
+    return starter()
 
 
 def write_report(
-    out: Path, rows: list[Row], lines: list[Line], not_graded: dict[str, str], submissions: list[HandedIn] | None
+    out: Path,
+    rows: list[Row],
+    lines: list[Line],
+    not_graded: dict[str, str],
+    roster: dict | None,
+    missing_shards: tuple[str, ...] = (),
 ) -> None:
-    """report.html; with submissions (--similar), the similar pairs among them too."""
+    """report.html: the class on one page (grader/instructor/class_report.py)."""
     finals = {line.student: line.final for line in lines}
+    sections = {student: entry["Section"] for student, entry in (roster or {}).items() if entry["Section"]}
     students = [
         Student(
             row.student,
@@ -449,8 +599,11 @@ def write_report(
             row.total,
             row.stages,
             row.failed,
-            row.broken,
+            row.ungraded,
             finals[row.student].notes,
+            row.checks,
+            sections.get(row.student),
+            row.sandbox,
         )
         for row in sorted(rows, key=lambda row: row.student)
     ]
@@ -459,8 +612,9 @@ def write_report(
         for number, stage in CHECKLISTS.items()
         for check in stage.checks
     ]
-    pairs = None if submissions is None else similar(submissions, rows)
-    write_atomically(out / "report.html", report_html(students, not_graded, STAGE_POINTS, checks, pairs, SIMILAR))
+    integrity = INTEGRITY if (out / INTEGRITY).is_file() else None
+    page = report_html(students, not_graded, STAGE_POINTS, checks, integrity, missing_shards)
+    write_atomically(out / "report.html", page)
 
 
 def _grade_pending(
@@ -484,7 +638,8 @@ def _grade_pending(
             rows[student] = row
             if why:
                 failures[student] = why
-            write_books(out, [row for row in rows.values() if row], term)
+            lines = write_books(out, [row for row in rows.values() if row], term)
+            write_handouts(out, [line for line in lines if line.student == student])
             bar.update()
 
         queue = deque(pending)
@@ -590,7 +745,13 @@ def command(parser: argparse.ArgumentParser):
     parser.add_argument(
         "--similar",
         action="store_true",
-        help="list similar pairs of solutions in report.html (copydetect; about a minute for 500 students)",
+        help="write integrity.html: clusters of similar solutions, their lines side by side, and code that runs "
+        "code it builds (copydetect; about a minute for 500 students); kept until the next --similar",
+    )
+    parser.add_argument(
+        "--require-sandbox",
+        action="store_true",
+        help="refuse to grade unless every sandbox layer is there (see the README's threat model)",
     )
     return run
 
@@ -637,6 +798,7 @@ def run(args: argparse.Namespace) -> int:
                 force=args.force,
                 similar=args.similar,
                 shard=args.shard,
+                require_sandbox=args.require_sandbox,
             )
     except UsageError as error:
         print(f"grader class: {error}", file=sys.stderr)

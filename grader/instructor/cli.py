@@ -10,14 +10,15 @@ import os
 import sys
 from collections.abc import Callable
 
-from grader.instructor.confined import grade_confined  # each stage in a confined child
+from grader.instructor.confined import grade_confined, sandbox_check  # each stage in a confined child
 from grader.instructor.outputs import file_problem
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import warm
+from grader.kit import intake
 from grader.kit.checks import every_check
 from grader.kit.errors import GraderError
 from grader.kit.grading import not_graded
-from grader.kit.intake import NotASubmission, Submission, read_submission
+from grader.kit.intake import NotASubmission, Submission
 from grader.kit.report import Audience, feedback_markdown, write_feedback, write_results
 
 Runner = Callable[[argparse.Namespace], int]
@@ -41,7 +42,9 @@ def run_grade(args: argparse.Namespace) -> int:
     """Grade one submission; exit 0 when grading completed, whatever the score, 2 on bad input."""
     real = os.path.realpath(args.path)  # the instructor's own link is fine; the sandbox copies the file itself
     try:
-        submission = read_submission(real, shown=args.path)  # the grade's one read: every stage gets these bytes
+        # The grade's one read, every stage gets these bytes (looked up in intake when called: a test that
+        # watches intake's reads sees this one however early this module was imported).
+        submission = intake.read_submission(real, shown=args.path)
     except NotASubmission as refusal:
         return _refuse(f"grade: PATH {refusal}")
     labels = [check.label for check in every_check()]
@@ -55,14 +58,9 @@ def run_grade(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace, submission: Submission) -> int:
-    layers = Layers.here()
-    gaps = layers.missing()
-    print(layers.describe() + "".join(f"\n  missing: {gap}" for gap in gaps), file=sys.stderr)
-    if gaps and args.require_sandbox:
-        return _refuse(
-            "grade: --require-sandbox, and this machine lacks a layer (above); "
-            "grade on a Linux 6.12+ kernel with Landlock, as root, with libseccomp2"
-        )
+    refusal = sandbox_check(Layers.here(), args.require_sandbox)
+    if refusal:
+        return _refuse(f"grade: {refusal}")
     warm()
     try:
         outputs = tuple(os.path.dirname(os.path.abspath(path)) for path in (args.results, args.feedback) if path)

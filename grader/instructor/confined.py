@@ -9,7 +9,9 @@ never scored. Both times from the bytes read once (grader/kit/intake.py), never 
 """
 
 import functools
+import sys
 
+from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import CompiledOnce, SandboxSession
 from grader.kit.errors import GraderError
 from grader.kit.grading import Grade, grade, read_once
@@ -32,3 +34,16 @@ def grade_confined(
         return grade(read, sessions(), seed=seed, only=only)
     except GraderError:  # once more, from the start: the next session starts a fresh zygote
         return grade(read, sessions(), seed=seed, only=only)
+
+
+def sandbox_check(layers: Layers, required: bool) -> str | None:
+    """Print which sandbox layers a grade here gets (and what each missing one leaves open); with required,
+    the refusal to say when one is missing (`grade` and `class` take --require-sandbox), else None."""
+    gaps = layers.missing()
+    print(layers.describe() + "".join(f"\n  missing: {gap}" for gap in gaps), file=sys.stderr)
+    if gaps and required:
+        return (
+            "--require-sandbox, and this machine lacks a layer (above); "
+            "grade on a Linux 6.12+ kernel with Landlock, as root, with libseccomp2"
+        )
+    return None

@@ -5,8 +5,9 @@ and what changed since the last run.
   (final = raw - late + override; the stages are raw; the notes say why any differs).
   Written anew on every run from the students' results and the term files: a hand edit is
   not lost, it is kept aside (gradebook.edited-<time>.csv) and the run says to use overrides.csv.
-- OUT/not_graded.csv: student, why: every entry of DIR without a row, and every file that
-  does not import (its row says 0; this says why).
+- OUT/not_graded.csv: student, why: every entry of DIR that was not graded in full (a file that is
+  empty, never names TOOLS or does not import, a student's folder without tools.py: its row says 0,
+  with a note, which overrides.csv can change), and every entry that is no student's submission.
 - OUT/canvas.csv, when OUT/roster.csv maps the lab's students to Canvas's (student, Student,
   ID, SIS User ID, SIS Login ID, Section): Canvas's gradebook import, one column for the
   assignment, a "Points Possible" row first.
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.instructor.term import Final, TermError
+from grader.instructor.term import Final, TermError, same_name
 from grader.kit.report import write_atomically
 
 GRADEBOOK = "gradebook.csv"
@@ -36,18 +37,36 @@ class Line:
     student: str
     final: Final
     stages: dict[int, float]
+    ungraded: str | None = None  # why their file was not graded in full (its raw is 0), or None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The line's notes: why it was not graded first, then how the term made the final."""
+        return ((f"not graded: {self.ungraded}",) if self.ungraded else ()) + self.final.notes
 
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP's "CSV injection"):
 # a student's name is whatever their file is called, so every cell that is not a number and
 # starts so is written with a ' before it, which spreadsheets show as text. A cell starting
-# with ' gets one more, so that read_cell gives every cell back as it was.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+# with ' gets one more, so that read_cell gives every cell back as it was. The full-width and
+# small look-alikes count too (a spreadsheet with an East Asian input method takes U+FF1D for =),
+# and so do spaces before any of them (some spreadsheets drop them first).
+FORMULA_STARTS = (
+    "=", "+", "-", "@", "\t", "\r", "'",
+    "\uff1d", "\uff0b", "\uff0d", "\uff20",  # = + - @ in full width
+    "\ufe66", "\ufe62", "\ufe63", "\ufe6b",  # = + - @ as small forms
+    "\u2212",  # the minus sign
+)  # fmt: skip
+
+
+def _runnable(cell: str) -> bool:
+    """Whether a spreadsheet could take cell for a formula (or it starts with the quote text_cell adds)."""
+    return cell.lstrip(" \u3000").startswith(FORMULA_STARTS)
 
 
 def text_cell(cell: str) -> str:
     """cell as a spreadsheet shows it as text, never runs it."""
-    if not cell.startswith(FORMULA_STARTS):
+    if not _runnable(cell):
         return cell
     try:
         float(cell)
@@ -58,7 +77,7 @@ def text_cell(cell: str) -> str:
 
 def read_cell(cell: str) -> str:
     """What text_cell was given."""
-    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
+    return cell[1:] if cell.startswith("'") and _runnable(cell[1:]) else cell
 
 
 def csv_text(rows: Sequence[Sequence[str]]) -> str:
@@ -72,19 +91,62 @@ def csv_rows(text: str) -> list[dict[str, str]]:
     return [{key: read_cell(cell) for key, cell in row.items()} for row in csv.DictReader(io.StringIO(text))]
 
 
-def keep_hand_edits(out: Path) -> str | None:
-    """Before a run: a gradebook.csv changed since this program wrote it is kept aside; returns its new name."""
+@dataclass(frozen=True)
+class KeptAside:
+    """A gradebook.csv edited by hand, kept aside before a run: its new name, and the cells that differ."""
+
+    name: str
+    changed: tuple[str, ...]  # "kit's final: 70 -> 69", … (empty when there is nothing to compare with)
+
+    def said(self) -> str:
+        """The run's line about it."""
+        cells = f" ({'; '.join(self.changed)})" if self.changed else ""
+        return (
+            f"kept aside: gradebook.csv was edited by hand (or written by an earlier release), now {self.name}"
+            f"{cells}: put changes in overrides.csv"
+        )
+
+
+def keep_hand_edits(out: Path) -> KeptAside | None:
+    """Before a run: a gradebook.csv changed since this program wrote it is kept aside, and what changed said."""
     path = out / GRADEBOOK
     if not path.is_file():
         return None
+    edited = path.read_bytes()
     try:
-        if path.read_bytes() == (out / WRITTEN).read_bytes():
-            return None
+        written = (out / WRITTEN).read_bytes()
     except FileNotFoundError:  # a gradebook of an earlier release, with no copy to compare: kept aside too
-        pass
+        written = None
+    if edited == written:
+        return None
     kept = out / f"gradebook.edited-{time.strftime('%Y%m%dT%H%M%S')}.csv"
     path.rename(kept)
-    return kept.name
+    return KeptAside(kept.name, () if written is None else changed_cells(written, edited))
+
+
+def changed_cells(written: bytes, edited: bytes) -> tuple[str, ...]:
+    """Each cell of a gradebook that differs between what was written and its edit, by student and column;
+    rows added or removed by whole. A text that is no longer CSV of the same columns is compared by line."""
+    try:
+        before, after = (_by_student(csv_rows(text.decode("utf-8"))) for text in (written, edited))
+    except (UnicodeDecodeError, KeyError, csv.Error):
+        return ("not a gradebook any more: compare it with gradebook.csv",)
+    said = []
+    for student in sorted(before.keys() | after.keys()):
+        old, new = before.get(student), after.get(student)
+        if old is None or new is None:
+            said.append(f"{student}'s row {'added' if old is None else 'removed'}")
+            continue
+        said += [
+            f"{student}'s {column}: {old.get(column, '')} -> {new.get(column, '')}"
+            for column in dict.fromkeys([*old, *new])
+            if old.get(column) != new.get(column)
+        ]
+    return tuple(said)
+
+
+def _by_student(rows: list[dict[str, str]]) -> dict[str, dict[str, str]]:
+    return {row["student"]: row for row in rows}
 
 
 def previous_finals(out: Path) -> dict[str, str] | None:
@@ -116,7 +178,7 @@ def write_gradebook(out: Path, lines: Sequence[Line], stage_numbers: Sequence[in
             f"{line.final.override:g}",
             f"{line.final.hours_late:g}",
             *(f"{line.stages[n]:g}" for n in stage_numbers),
-            "; ".join(line.final.notes),
+            "; ".join(line.notes),
         ]
         for line in sorted(lines, key=lambda line: line.student)
     ]
@@ -159,7 +221,7 @@ def read_roster(out: Path) -> dict[str, dict[str, str]] | None:
         raise TermError(f"{ROSTER}: its first line must be student,{','.join(CANVAS_COLUMNS)}")
     roster: dict[str, dict[str, str]] = {}
     for number, row in enumerate(rows, start=2):
-        student = (row.get("student") or "").strip()
+        student = same_name((row.get("student") or "").strip())
         if not student or not (row.get("ID") or row.get("SIS User ID")):
             raise TermError(f"{ROSTER} line {number}: needs a student and Canvas's ID or SIS User ID")
         if student in roster:

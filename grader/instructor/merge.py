@@ -1,10 +1,15 @@
 """`python -m grader merge SHARD_OUT ... --out OUT`: the shards of one class (`class --shard I/N`), as one.
 
-Each student's folder (results.json, feedback.md, graded.json) is copied from the shard that
-graded them; a student in two shards must have the same stamp in both (a redelivered shard),
-or the merge is refused, naming them. Then OUT gets what a single `class` run writes, from
-those folders and the term files in OUT (grader/instructor/term.py): gradebook.csv,
-not_graded.csv, canvas.csv, changes.csv and report.html, byte for byte as one run's.
+The shards must be the whole class: every shard of the same count (each OUT records which
+shard it holds), or the merge is refused, naming the missing ones, unless --partial, and then
+the books say so (not_graded.csv and report.html name each missing shard: its students have
+no row, so Canvas keeps their grade as it was).
+Each student's record (graded.json) is copied from the shard that graded them; a student in
+two shards must have the same stamp in both (a redelivered shard), or the merge is refused,
+naming them. Then OUT gets what a single `class` run writes, from those records and the term
+files in OUT (grader/instructor/term.py): gradebook.csv, not_graded.csv, canvas.csv,
+changes.csv, report.html and each student's feedback.md and results.json, byte for byte as
+one run's.
 """
 
 import argparse
@@ -16,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from grader.instructor.classroom import (
+    NO_TOOLS_PY,
     STUDENTS,
     Row,
     UsageError,
@@ -25,17 +31,46 @@ from grader.instructor.classroom import (
     write_outputs,
 )
 from grader.instructor.gradebook import csv_rows, keep_hand_edits
+from grader.instructor.shards import SHARD_RECORD, read_shard
 
-STUDENT_FILES = ("results.json", "feedback.md", "graded.json")
+STUDENT_FILES = ("graded.json",)  # the record: feedback.md and results.json are written from it, with the final
 
 
-def merge(shards: list[Path], out: Path) -> list[Row]:
-    """Merge the shards' OUT folders into out; returns the rows of everyone graded."""
-    found: dict[str, tuple[Path, dict]] = {}  # student -> (their folder in a shard, graded.json)
-    not_graded: dict[str, str] = {}
+def missing_shards(shards: list[Path]) -> tuple[str, ...]:
+    """The shards ("2/3") the given OUT folders lack to be a whole class; UsageError for a set that mixes
+    counts, or an OUT that records no shard."""
+    held = {}
+    for shard in shards:
+        recorded = read_shard(shard)
+        if recorded is None:
+            raise UsageError(
+                f"SHARD_OUT {str(shard)!r} records no shard ({SHARD_RECORD}): run its `class --shard I/N` again"
+            )
+        held[shard] = recorded
+    counts = {recorded.count for recorded in held.values()}
+    if len(counts) > 1:
+        named = ", ".join(f"{shard} is {recorded}" for shard, recorded in held.items())
+        raise UsageError(f"the shards are of different classes' splits ({named}): give the shards of one run")
+    (count,) = counts
+    indices = {recorded.index for recorded in held.values()}
+    return tuple(f"{index}/{count}" for index in range(1, count + 1) if index not in indices)
+
+
+def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Row]:
+    """Merge the shards' OUT folders into out; returns the rows of everyone graded. A set of shards that is
+    not the whole class is refused (UsageError, naming the missing ones) unless partial."""
     for shard in shards:
         if not (shard / "gradebook.csv").is_file():
             raise UsageError(f"SHARD_OUT {str(shard)!r} holds no gradebook.csv: give an OUT a `class --shard` wrote")
+    missing = missing_shards(shards)
+    if missing and not partial:
+        raise UsageError(
+            f"shard {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing, so the books would "
+            "lack their students: give every shard, or --partial to write the books without them (they say so)"
+        )
+    found: dict[str, tuple[Path, dict]] = {}  # student -> (their folder in a shard, graded.json)
+    not_graded: dict[str, str] = {}
+    for shard in shards:
         held = sorted((shard / STUDENTS).iterdir()) if (shard / STUDENTS).is_dir() else []  # a shard may be empty
         for folder in held:
             try:
@@ -51,22 +86,28 @@ def merge(shards: list[Path], out: Path) -> list[Row]:
             found[folder.name] = (folder, record)
         not_graded.update(_not_graded(shard / "not_graded.csv"))
     out.mkdir(parents=True, exist_ok=True)
-    term, roster = read_books_input(out, set(found) | set(not_graded))
-    kept_aside = keep_hand_edits(out)
-    before = previous_finals(out)
     rows = []
     for student, (folder, record) in sorted(found.items()):
         try:
-            rows.append(row_of(student, json.loads((folder / "results.json").read_text()), record))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # an earlier release's, or cut short
+            rows.append(row_of(student, record))
+        except (ValueError, KeyError, TypeError, AttributeError):  # an earlier release's
             raise UsageError(
                 f"{student}'s results in {folder.parents[1]} are not this grader's: grade that shard again, then merge"
             ) from None
-        _copy_student(folder, out / STUDENTS / student)
+    handed_in = {row.student for row in rows if row.ungraded != NO_TOOLS_PY}  # those with a file
     not_graded = {student: why for student, why in not_graded.items() if student not in found}
-    for line in write_outputs(out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside):
+    term, roster = read_books_input(out, set(found), handed_in)
+    kept_aside = keep_hand_edits(out)
+    before = previous_finals(out)
+    for student, (folder, _) in sorted(found.items()):
+        _copy_student(folder, out / STUDENTS / student)
+    said = write_outputs(
+        out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside, missing_shards=missing
+    )
+    for line in said:
         print(line, file=sys.stderr)
-    print(f"{out / 'gradebook.csv'}: {len(rows)} students from {len(shards)} shards", file=sys.stderr)
+    whole = f"{len(shards)} shards" + (f", partial: shard {', '.join(missing)} missing" if missing else "")
+    print(f"{out / 'gradebook.csv'}: {len(rows)} students from {whole}", file=sys.stderr)
     return rows
 
 
@@ -93,12 +134,17 @@ def _copy_student(source: Path, target: Path) -> None:
 def command(parser: argparse.ArgumentParser):
     parser.add_argument("shards", nargs="+", metavar="SHARD_OUT", help="the OUT folder of each `class --shard`")
     parser.add_argument("--out", required=True, help="where the class's gradebook and students' folders go")
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="merge a set of shards that is not the whole class (the books name the missing shards)",
+    )
     return run
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        merge([Path(shard) for shard in args.shards], Path(args.out))
+        merge([Path(shard) for shard in args.shards], Path(args.out), partial=args.partial)
     except UsageError as error:
         print(f"grader merge: {error}", file=sys.stderr)
         return 2

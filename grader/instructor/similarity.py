@@ -8,12 +8,19 @@ variables renamed, its comments rewritten or its functions reordered still match
 Two kinds of code are no evidence, and are left out before anything is compared:
 
 - the starter: the kit's skeleton (signatures, docstrings, the given code) is in
-  every student's file;
-- the class's common code: what at least a quarter of the class wrote alike. This lab
-  dictates much of its code (the contract table, `if "max" in spec: ...`): honest
-  solutions share half their fingerprints with each other, with the starter left out,
-  and a fingerprint that many students wrote on their own tells nothing about two of
-  them. MOSS has that rule (its -m); copydetect has none.
+  every student's file, and so is any boilerplate the instructor gave (passed with it);
+- the class's common code: what at least a quarter of the class's independent solutions
+  wrote alike. This lab dictates much of its code (the contract table, `if "max" in spec:
+  ...`): honest solutions share half their fingerprints with each other, with the starter
+  left out, and a fingerprint that many students wrote on their own tells nothing about
+  two of them. MOSS has that rule (its -m); copydetect has none. Copies are one solution,
+  not many: files that are near copies of each other (each holds SAME of the other's code,
+  the starter left out) count once, as a group, so a solution copied by half the class is
+  not common code and its copies are all found.
+
+A pair is listed when either side's share is at least the threshold and that side's
+shared code is at least MIN_SHARED characters of tokenized code (about ten lines): a file
+that holds little of its own beyond the starter is not a copy for sharing a few lines.
 
 A pair's share on each side is copydetect's similarity: the fraction of that student's
 code (what is left of it) that the other's file has too. In a class too small for
@@ -40,6 +47,11 @@ WINDOW = 1
 # A fingerprint of fewer students than this is never common code: in any class, up to this
 # many students copying one solution are found.
 COMMON_FLOOR = 5
+# Near copies, counted once for common code: each holds this share of the other's code, the starter
+# left out. Disguised copies (names changed, functions reordered, comments rewritten) reach 0.9 and over;
+# honest solutions of this lab 0.8 on the side that shares most, and less than 0.75 on both.
+SAME = 0.85
+MIN_SHARED = 8 * K
 
 
 @dataclass(frozen=True)
@@ -77,21 +89,46 @@ def similar_pairs(
     printed = {name: _fingerprint(sources[name]) for name in names}
     excluded = {int(h) for h in _fingerprint(starter).hash_idx}
     if common is not None:
-        counts = Counter(int(h) for name in names for h in printed[name].hash_idx)
-        many = max(COMMON_FLOOR, math.ceil(common * len(names)))
+        groups = copy_groups({name: _Kept(printed[name], excluded) for name in names})
+        counts = Counter(h for group in groups for h in {int(h) for name in group for h in printed[name].hash_idx})
+        many = max(COMMON_FLOOR, math.ceil(common * len(groups)))
         excluded |= {h for h, count in counts.items() if count >= many}
     kept = {name: _Kept(printed[name], excluded) for name in names}
 
     pairs = []
+    for first, second, (first_slices, second_slices) in _compared(kept):
+        first_share, second_share = kept[first].share(first_slices), kept[second].share(second_slices)
+        if _listed(first_share, first_slices, threshold) or _listed(second_share, second_slices, threshold):
+            first_lines = kept[first].line_ranges(first_slices, sources[first])
+            second_lines = kept[second].line_ranges(second_slices, sources[second])
+            pairs.append(Pair(first, second, first_share, second_share, first_lines, second_lines))
+    return sorted(pairs, key=lambda pair: (-pair.share, pair.first, pair.second))
+
+
+def _compared(kept: dict[str, "_Kept"]):
+    """(first, second, (first's shared slices, second's)) for every pair of students, first < second."""
+    names = sorted(kept)
     for i, first in enumerate(names):
         for second in names[i + 1 :]:
-            first_slices, second_slices = kept[first].shared_with(kept[second]), kept[second].shared_with(kept[first])
-            first_share, second_share = kept[first].share(first_slices), kept[second].share(second_slices)
-            if max(first_share, second_share) >= threshold:
-                first_lines = kept[first].line_ranges(first_slices, sources[first])
-                second_lines = kept[second].line_ranges(second_slices, sources[second])
-                pairs.append(Pair(first, second, first_share, second_share, first_lines, second_lines))
-    return sorted(pairs, key=lambda pair: (-pair.share, pair.first, pair.second))
+            yield first, second, (kept[first].shared_with(kept[second]), kept[second].shared_with(kept[first]))
+
+
+def _listed(share: float, slices: np.ndarray, threshold: float) -> bool:
+    """One side of a pair makes it listed: its share is at least threshold, of enough code to tell
+    (threshold 0 asks for every pair, as a ranking)."""
+    return share >= threshold and (threshold <= 0 or int(np.sum(slices[1] - slices[0])) >= MIN_SHARED)
+
+
+def copy_groups(kept: dict[str, "_Kept"]) -> list[set[str]]:
+    """The students in groups of near copies (each holds SAME of the other's code), single students alone."""
+    group = {name: {name} for name in kept}
+    for first, second, (first_slices, second_slices) in _compared(kept):
+        near = min(kept[first].share(first_slices), kept[second].share(second_slices)) >= SAME
+        if near and group[first] is not group[second]:
+            joined = group[first] | group[second]
+            for name in joined:
+                group[name] = joined
+    return list({id(members): members for members in group.values()}.values())
 
 
 def quote(source: str, ranges: tuple[tuple[int, int], ...]) -> str:

@@ -16,16 +16,23 @@ in OUT, read on every run of `class` and applied after grading, so a rerun keeps
       grace_minutes = 5                    # late by no more than this is on time (default 0)
 
 - OUT/extensions.csv (student, due): a student's own due time.
-- OUT/submitted.csv (student, submitted): when each student handed in (an LMS export);
-  without it, the modification time of the file graded.
+- OUT/submitted.csv (student, submitted): when each student handed in (an LMS export). Every
+  student with a file to grade needs a row (one without is refused, the closest row named);
+  rows naming no student are listed, not refused (an LMS lists the whole course). Without
+  it, the modification time of the file graded, read once (classroom.py keeps it with the
+  student's record) and said in the notes.
 
+Names are compared as Unicode's NFC has them, in every file (a name typed on one machine and
+unzipped on another may be spelt in two forms that look the same).
 Bad input is refused before any grading, in one line naming the file, the row and the field.
 Every number of the gradebook is explained: final = raw - late + override, and the notes say why.
 """
 
 import csv
+import difflib
 import math
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -74,8 +81,9 @@ class Term:
     overrides: dict[str, list[Override]] = field(default_factory=dict)
     late: LatePolicy | None = None
     extensions: dict[str, datetime] = field(default_factory=dict)
-    submitted: dict[str, datetime] = field(default_factory=dict)
+    submitted: dict[str, datetime] | None = None  # None: no submitted.csv (the files' times are used)
     assignment: str = DEFAULT_ASSIGNMENT
+    unmatched: tuple[str, ...] = ()  # submitted.csv's rows that name no student of the class
 
     def files(self, out: Path) -> list[str]:
         """The term files in use, as the run's last line names them."""
@@ -95,23 +103,31 @@ class Final:
     notes: tuple[str, ...]
 
 
-def read_term(out: Path, students: set[str], checks: dict[str, int]) -> Term:
-    """The term files in OUT, checked against the class (its students) and the checks (label -> points)."""
+def same_name(name: str) -> str:
+    """A student's name as every file is compared in: Unicode's NFC (a decomposed ë is the composed one)."""
+    return unicodedata.normalize("NFC", name)
+
+
+def read_term(out: Path, students: set[str], checks: dict[str, int], handed_in: set[str] | None = None) -> Term:
+    """The term files in OUT, checked against the class (its students, names in NFC) and the checks
+    (label -> points). handed_in: the students with a file graded (default: all), each of whom needs a row
+    in submitted.csv when there is one."""
     term = _read_toml(out / TERM)
     late = term.get("late")
+    submitted, unmatched = _read_submitted(out / SUBMITTED, students, students if handed_in is None else handed_in)
     return Term(
         overrides=_read_overrides(out / OVERRIDES, students, checks),
         late=_late_policy(late) if late is not None else None,
         extensions=_read_times(out / EXTENSIONS, "due", students, needs=late is not None),
-        # An LMS's export lists the whole course: a student with no submission here is no mistake.
-        submitted=_read_times(out / SUBMITTED, "submitted", students, strict=False),
+        submitted=submitted,
         assignment=_assignment(term),
+        unmatched=unmatched,
     )
 
 
-def apply(term: Term, student: str, raw: float, checks: dict[str, float], modified: float) -> Final:
+def apply(term: Term, student: str, raw: float, checks: dict[str, float], modified: float | None) -> Final:
     """The student's final score from their raw one; `checks` are their check scores, `modified` the
-    graded file's modification time (used when submitted.csv does not name them)."""
+    graded file's modification time as first read (used without submitted.csv; None: no file, no late)."""
     notes = []
     adjusted = raw
     total = None
@@ -123,8 +139,11 @@ def apply(term: Term, student: str, raw: float, checks: dict[str, float], modifi
         adjusted += override.points - was
         notes.append(f"{override.check}: {was:g} -> {override.points:g} ({override.reason})")
     late, hours = 0.0, 0.0
-    if term.late is not None:
-        submitted = term.submitted.get(student) or datetime.fromtimestamp(modified, UTC)
+    submitted = handed_in(term, student, modified)
+    if term.late is not None and submitted is not None:
+        if term.submitted is None:
+            when = submitted.isoformat(timespec="seconds")
+            notes.append(f"handed in {when} (the file's modification time: no {SUBMITTED})")
         due = term.extensions.get(student, term.late.due)
         off, periods = term.late.penalty_for(submitted - due)
         if periods:
@@ -138,6 +157,16 @@ def apply(term: Term, student: str, raw: float, checks: dict[str, float], modifi
         final = total.points
         notes.append(f"total set to {total.points:g} ({total.reason})")
     return Final(raw, late, final - raw + late, final, hours, tuple(notes))
+
+
+def handed_in(term: Term, student: str, modified: float | None) -> datetime | None:
+    """When the student handed in: submitted.csv's row when there is the file (read_term made sure of
+    a row for each student with a file), else the file's time; None for a student with no file."""
+    if term.submitted is not None and student in term.submitted:
+        return term.submitted[student]
+    if term.submitted is None and modified is not None:
+        return datetime.fromtimestamp(modified, UTC)
+    return None
 
 
 # ── reading the files ────────────────────────────────────────────────────────
@@ -218,7 +247,7 @@ def _rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str
 
 
 def _student(row: dict[str, str], students: set[str], where: str) -> str:
-    student = row["student"]
+    student = same_name(row["student"])
     if student not in students:
         raise TermError(f"{where}: no student {student!r} in the class: write the name as DIR names them")
     return student
@@ -247,15 +276,44 @@ def _read_overrides(path: Path, students: set[str], checks: dict[str, int]) -> d
     return found
 
 
+def _read_submitted(
+    path: Path, students: set[str], handed_in: set[str]
+) -> tuple[dict[str, datetime] | None, tuple[str, ...]]:
+    """(submitted.csv's times, or None without one; its rows that name no student). A student in
+    handed_in without a row is refused, in one line naming them and the closest row."""
+    if not path.is_file():
+        return None, ()
+    # An LMS's export lists the whole course: a row for someone with no entry in DIR is no mistake.
+    rows = [same_name(row["student"]) for _, row in _rows(path, ("student", "submitted"))]
+    unmatched = tuple(sorted({name for name in rows if name not in students}))
+    found = _read_times(path, "submitted", students, skip=set(unmatched))
+    missing = sorted(handed_in - found.keys())
+    if missing:
+        student, more = missing[0], f" ({len(missing) - 1} more with none)" if len(missing) > 1 else ""
+        raise TermError(
+            f"{path.name}: {student} has no row ({_closest(student, unmatched)}){more}: write the name as DIR names it"
+        )
+    return found, unmatched
+
+
+def _closest(student: str, names: tuple[str, ...]) -> str:
+    """The row most like student's name, said for a refusal: the same letters in another case first."""
+    if not names:
+        return "no row names anyone outside the class"
+    folded = [name for name in names if name.casefold() == student.casefold()]
+    best = folded or difflib.get_close_matches(student, names, n=1, cutoff=0.0)
+    return f"{best[0]!r} is the closest"
+
+
 def _read_times(
-    path: Path, column: str, students: set[str], needs: bool = True, strict: bool = True
+    path: Path, column: str, students: set[str], needs: bool = True, skip: set[str] | None = None
 ) -> dict[str, datetime]:
     if path.is_file() and not needs:
         raise TermError(f"{path.name}: extensions need a late policy: add [late] to {TERM}")
     found = {}
     for number, row in _rows(path, ("student", column)):
         where = f"{path.name} line {number}"
-        if not strict and row["student"] not in students:
+        if skip and same_name(row["student"]) in skip:
             continue
         student = _student(row, students, where)
         try:

@@ -269,7 +269,17 @@ def summary(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
 
 
 def feedback_markdown(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
-    lines = [f"# agtool lab: {grade.score} / {grade.max_score}", "", summary(grade, audience)]
+    return feedback_title(grade.score, grade.max_score) + feedback_body(grade, audience)
+
+
+def feedback_title(score: float, most: int) -> str:
+    """feedback.md's first line: the score a student is given (a class's final, once its term is applied)."""
+    return f"# agtool lab: {score:g} / {most}\n"
+
+
+def feedback_body(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
+    """feedback.md after its title: the summary, then each check (a class puts the term between)."""
+    lines = ["", summary(grade, audience)]
     why = not_run(grade)
     if why:  # one line a stage: every check of it failed for the reason the summary gives
         for number in dict.fromkeys(result.check.stage for result in grade.results):

@@ -185,5 +185,5 @@ def test_class_grades_the_very_bytes_it_found_and_stamped(tmp_path):
     assert refused == {}
     replace(folder / "alice.py")
     row = grade_student(submission, 0, tmp_path / "out")
-    assert row.total == 100 and row.broken is None
+    assert row.total == 100 and row.ungraded is None
     assert submission.digest == hashlib.sha256(REFERENCE.read_bytes()).hexdigest()

@@ -1,5 +1,6 @@
 """One class over several machines: `class --shard I/N` on each, then `merge`, is one `class` run, byte for byte."""
 
+import csv
 import json
 import os
 import re
@@ -22,15 +23,13 @@ TERM = 'assignment = "lab"\n[late]\ndue = 2026-01-01T00:00:00Z\npenalty = 5\nper
 
 
 def outputs(out: Path) -> dict[str, bytes]:
-    """Every file of an OUT, results.json without its execution_time (the one field a run's timing decides)."""
+    """Every file of an OUT (a class's results.json has no execution_time: nothing a run's timing decides)."""
     files = {}
     for path in sorted(out.rglob("*")):
         if path.is_file() and not path.name.startswith(".") and "edited" not in path.name:
             data = path.read_bytes()
             if path.name == "results.json":
-                results = json.loads(data)
-                results.pop("execution_time")
-                data = json.dumps(results).encode()
+                assert "execution_time" not in json.loads(data), path
             files[path.relative_to(out).as_posix()] = data
     return files
 
@@ -68,6 +67,7 @@ def test_four_shards_merged_are_one_run_byte_for_byte(klass, tmp_path):
     assert [name for name in expected if got[name] != expected[name]] == []
     assert b"late" in expected["gradebook.csv"] and b"zed" in expected["not_graded.csv"]
     assert b"notes.zip" in expected["not_graded.csv"]
+    assert {"students/amy/feedback.md", "students/amy/results.json", "students/amy/graded.json"} <= got.keys()
 
     # A shard delivered twice, or merged again: nothing changes, and changes.csv says so.
     assert main(["merge", *map(str, shards), str(shards[1]), "--out", str(merged)]) == 0
@@ -118,3 +118,43 @@ def test_the_readmes_kubernetes_job_runs_one_shard_per_index_of_as_many_shards_a
     assert shard, command
     shards = int(shard[1])
     assert shards == spec["completions"] and "--out /class/out-$JOB_COMPLETION_INDEX" in command
+
+
+def test_merge_refuses_shards_that_are_not_the_whole_class_and_partial_says_so_in_the_books(klass, tmp_path, capsys):
+    """Two shards of three: refused, naming the third; with --partial, merged, and the books name it."""
+    shards = {index: tmp_path / f"shard{index}" for index in (1, 3)}
+    for index, out in shards.items():
+        assert (
+            main(["class", str(klass), "--out", str(out), "--jobs", "2", "--seed", "4", "--shard", f"{index}/3"]) == 0
+        )
+    held = sorted(path.name for out in shards.values() for path in out.glob("students/*"))
+    missing = sorted(path.stem for path in klass.glob("*.py") if Shard(2, 3).holds(path.stem))
+    assert missing, "the third shard holds someone: its absence must show"
+    merged = tmp_path / "merged"
+    capsys.readouterr()
+    assert main(["merge", *map(str, shards.values()), "--out", str(merged)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grader merge: shard 2/3 is missing") and err.count("\n") == 1
+    assert not (merged / "gradebook.csv").exists()
+
+    assert main(["merge", *map(str, shards.values()), "--out", str(merged), "--partial"]) == 0
+    err = capsys.readouterr().err
+    assert "partial: shard 2/3 not merged" in err and "partial: shard 2/3 missing" in err
+    with open(merged / "gradebook.csv", newline="") as file:
+        assert sorted(row["student"] for row in csv.DictReader(file)) == held
+    with open(merged / "not_graded.csv", newline="") as file:
+        why = {row["student"]: row["why"] for row in csv.DictReader(file)}
+    assert why["shard 2/3"] == "not merged (merge --partial): its students have no row in these books"
+    assert "Partial: shard 2/3 not merged" in (merged / "report.html").read_text()
+
+
+def test_merge_refuses_shards_of_two_splits_and_an_out_that_records_no_shard(klass, tmp_path, capsys):
+    halves, thirds = tmp_path / "half", tmp_path / "third"
+    assert main(["class", str(klass), "--out", str(halves), "--jobs", "2", "--seed", "4", "--shard", "1/2"]) == 0
+    assert main(["class", str(klass), "--out", str(thirds), "--jobs", "2", "--seed", "4", "--shard", "2/3"]) == 0
+    capsys.readouterr()
+    assert main(["merge", str(halves), str(thirds), "--out", str(tmp_path / "m")]) == 2
+    assert "different classes' splits" in capsys.readouterr().err
+    (halves / ".shard.json").unlink()
+    assert main(["merge", str(halves), "--out", str(tmp_path / "m")]) == 2
+    assert "records no shard" in capsys.readouterr().err

@@ -214,3 +214,24 @@ def test_every_pair_is_compared_once():
     pairs = similar_pairs(dict.fromkeys(names, REFERENCE), STARTER, threshold=0.0)
     assert [(p.first, p.second) for p in pairs] == list(itertools.combinations(names, 2))
     assert all(p.first_share == p.second_share == 1.0 for p in pairs)
+
+
+def test_a_solution_copied_by_more_than_a_quarter_of_the_class_is_found_whole():
+    """6 copies of one beginner's file (renamed, comments rewritten, stripped) in a class of 18: the old rule
+    (what a quarter of the class shares is common code) took their code for the lab's and listed no pair.
+    Near copies count once, so the copied code is no one's common code, and the honest files stay apart."""
+    ana = HONEST["ana"]
+    copies = {
+        "ana": ana,
+        "copy1": disguise(ana),
+        "copy2": "\n".join(line for line in ana.splitlines() if not line.lstrip().startswith("#")) + "\n",
+        "copy3": disguise(ana).replace("# see above", "# mine"),
+        "copy4": ana + "\n\n# handed in on time\n",
+        "copy5": disguise(ana) + "\n\nEXTRA = 1\n",
+    }
+    klass = {name: text for name, text in HONEST.items() if name != "ana"} | copies
+    assert len(klass) == 18 and len(copies) > len(klass) / 4
+    pairs = similar_pairs(klass, STARTER)
+    listed = {(pair.first, pair.second) for pair in pairs}
+    assert listed == set(itertools.combinations(sorted(copies), 2))
+    assert all(pair.first_share >= 0.85 and pair.second_share >= 0.85 for pair in pairs)

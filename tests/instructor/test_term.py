@@ -16,10 +16,10 @@ DUE = datetime(2026, 12, 10, 23, 59, tzinfo=UTC)
 POLICY = 'assignment = "agtool lab (77)"\n[late]\ndue = 2026-12-10T23:59:00Z\npenalty = 10\nper = "day"\ncap = 25\n'
 
 
-def term_in(tmp_path: Path, **files: str):
+def term_in(tmp_path: Path, handed_in: set[str] | None = None, **files: str):
     for name, text in files.items():
         (tmp_path / name.replace("_csv", ".csv").replace("_toml", ".toml")).write_text(text)
-    return read_term(tmp_path, STUDENTS, CHECKS)
+    return read_term(tmp_path, STUDENTS, CHECKS, handed_in)
 
 
 def at(delta: timedelta) -> float:
@@ -41,7 +41,8 @@ def test_a_late_submission_loses_the_penalty_per_period_started_up_to_the_cap(tm
     two_days = apply(term, "amy", 90, {}, at(timedelta(days=1, hours=1)))
     a_week = apply(term, "amy", 90, {}, at(timedelta(days=7)))
     assert [f.final for f in (on_time, a_minute, two_days, a_week)] == [90, 80, 70, 65]
-    assert a_week.late == 25 and "the cap" in a_week.notes[0] and a_week.hours_late == 168
+    assert a_week.late == 25 and "the cap" in a_week.notes[-1] and a_week.hours_late == 168
+    assert a_week.notes[0] == "handed in 2026-12-17T23:59:00+00:00 (the file's modification time: no submitted.csv)"
     little = apply(term, "amy", 4, {}, at(timedelta(days=7)))
     assert (little.late, little.final) == (4, 0)  # a penalty never takes a score below zero
 
@@ -49,12 +50,28 @@ def test_a_late_submission_loses_the_penalty_per_period_started_up_to_the_cap(tm
 def test_an_extension_moves_one_students_due_time_and_submitted_csv_beats_the_files_time(tmp_path):
     term = term_in(
         tmp_path,
+        {"ben"},
         term_toml=POLICY,
         extensions_csv="student,due\nben,2026-12-13T23:59:00+00:00\n",
         submitted_csv="student,submitted\nben,2026-12-12T10:00:00+00:00\nzed,2026-12-01T00:00:00+00:00\n",
     )
-    assert apply(term, "ben", 90, {}, at(timedelta(days=30))).final == 90  # submitted.csv's time, within ben's due
-    assert apply(term, "amy", 90, {}, at(timedelta(hours=2))).final == 80  # no row: the file's time
+    ben = apply(term, "ben", 90, {}, at(timedelta(days=30)))
+    assert (ben.final, ben.notes) == (90, ())  # submitted.csv's time, within ben's due: the file's is not read
+    assert term.unmatched == ("zed",)  # an LMS lists everyone: listed, not refused
+    assert apply(term, "cat", 0, {}, None).notes == ()  # no file (a folder without tools.py): no time, no late
+
+
+def test_every_student_with_a_file_needs_a_row_in_submitted_csv_compared_in_nfc(tmp_path):
+    submitted = "student,submitted\nAmy,2026-12-12T10:00:00+00:00\nbe\u0301n,2026-12-12T10:00:00+00:00\n"
+    (tmp_path / "term.toml").write_text(POLICY)
+    (tmp_path / "submitted.csv").write_text(submitted)
+    with pytest.raises(TermError) as refused:
+        read_term(tmp_path, {"amy", "bén", "cy"}, CHECKS, {"amy", "bén", "cy"})
+    assert str(refused.value) == (
+        "submitted.csv: amy has no row ('Amy' is the closest) (1 more with none): write the name as DIR names it"
+    )
+    term = read_term(tmp_path, {"amy", "bén"}, CHECKS, {"bén"})
+    assert term.submitted == {"bén": datetime(2026, 12, 12, 10, tzinfo=UTC)} and term.unmatched == ("Amy",)
 
 
 def test_overrides_set_a_checks_score_or_the_final_total_and_each_says_why(tmp_path):
@@ -65,7 +82,7 @@ def test_overrides_set_a_checks_score_or_the_final_total_and_each_says_why(tmp_p
     )
     amy = apply(term, "amy", 80, {"2.3": 0}, at(timedelta(hours=2)))
     assert (amy.raw, amy.late, amy.override, amy.final) == (80, 10, 2, 72)
-    assert amy.notes[0] == "2.3: 0 -> 2 (regraded by hand)" and amy.notes[1].startswith("late 2 h")
+    assert amy.notes[0] == "2.3: 0 -> 2 (regraded by hand)" and amy.notes[2].startswith("late 2 h")
     ben = apply(term, "ben", 60, {}, at(timedelta(days=3)))
     assert ben.final == 99 and ben.final == ben.raw - ben.late + ben.override  # the total is the last word
     assert ben.notes[-1] == "total set to 99 (excused)"
