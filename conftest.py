@@ -26,6 +26,7 @@ ONE_WORKER = {
     "tests/adapters/test_providers.py": "the OpenAI and Anthropic SDKs, imported by the first test (5 s of CPU)",
     "tests/instructor/test_release.py": "session fixtures: the kits, built from the reference (seconds)",
     "tests/instructor/test_kit_as_received.py": "a module fixture: the kit's own environment, built by its Makefile",
+    "tests/instructor/test_class_books.py": "a module fixture: a class of 16 graded once, then its term changed in order",
     "tests/lab/test_door_speed.py": "agtool.door_speed, imported by the first test (pydantic and LangChain: 2 s of CPU)",
     "tests/adapters/test_mcp_server.py": "the MCP SDK, imported by the first test (2 s of CPU)",
     # and on two cores, two JupyterLabs and two Chromiums at once make both slow

@@ -326,3 +326,24 @@ def test_a_file_that_does_not_import_gets_one_short_message_with_the_error_and_i
         for test in results["tests"]:
             assert "\n" not in test["output"] and "does not import" in test["output"], test["output"]
         assert len(json.dumps(results)) < 20_000
+
+
+def test_a_missing_function_is_named_by_the_file_not_the_module_the_grader_imported(tmp_path):
+    """A tools.py without memo_key: the feedback says so in the student's words, and says it alike each run
+    (no submission_<pid>_<n>, the name a sandbox imported it under, which changes from run to run)."""
+    path = tmp_path / "tools.py"
+    path.write_text(REFERENCE[: REFERENCE.index("def memo_key")])
+    said = []
+    for run in range(2):
+        results = tmp_path / f"results{run}.json"
+        done = subprocess.run(
+            [sys.executable, "-m", "grader", "grade", str(path), "--results", str(results)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        said.append(results.read_text().replace(str(json.loads(results.read_text())["execution_time"]), ""))
+    assert "tools.py has no 'memo_key'" in said[0]
+    assert "submission_" not in said[0] and said[0] == said[1]
