@@ -82,7 +82,7 @@ from grader.kit.checks import CHECKLISTS, every_check
 from grader.kit.grading import STAGE_POINTS, not_graded
 from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
 from grader.kit.probing import draw_ahead
-from grader.kit.report import feedback_body, for_student, results_json, write_atomically
+from grader.kit.report import feedback_body, for_student, not_run, results_json, write_atomically
 
 STAGE_NUMBERS = sorted(STAGES)  # the gradebook's stage columns, in order
 STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
@@ -370,7 +370,10 @@ def grade_student(submission: HandedIn, seed: int, out: Path) -> Row:
             grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out))),
             sandbox_layers(),
         )
-        why = f"does not import ({result.broken})" if result.broken else None
+        # Not graded in full: the file does not import, or its process died before any check ran (os._exit at
+        # import, a folder past the bound): a row of 0 the instructor sees and can override, never a silent 0.
+        cause = None if result.broken else not_run(result)
+        why = f"does not import ({result.broken})" if result.broken else cause and f"no check could run ({cause})"
     results = results_json(result, audience)
     del results["execution_time"]  # the record is the same for the same grade: merged shards equal one run
     record = {

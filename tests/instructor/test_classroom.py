@@ -79,7 +79,7 @@ def test_a_class_is_graded_into_a_gradebook_results_and_feedback(klass, tmp_path
     assert (book["erin"]["final"], book["erin"]["notes"]) == ("0", "not graded: no tools.py in it")
     full = ["100", "100", "0", "0", "0", "10", "20", "20", "15", "15", "20", ""]
     assert [book["alice"][column] for column in HEADER[1:]] == [book["bob"][column] for column in HEADER[1:]] == full
-    assert book["dan"]["final"] == "0"
+    assert book["dan"]["final"] == "0" and book["dan"]["notes"].startswith("not graded: no check could run (")
     assert [stage for stage in STAGES if book["carol"][stage] != book["alice"][stage]] == ["stage3"]
     for student, row in book.items():
         results = json.loads((out / "students" / student / "results.json").read_text())
@@ -89,6 +89,7 @@ def test_a_class_is_graded_into_a_gradebook_results_and_feedback(klass, tmp_path
         assert (out / "students" / student / "feedback.md").read_text().startswith("# agtool lab:")
     err = capsys.readouterr().err
     assert "not graded: erin: no tools.py in it" in err
+    assert "not graded: dan: no check could run (the submission's process ended" in err
     assert "not graded: fay.zip: neither a .py file nor a folder" in err
     assert (out / "report.html").read_text().count('<svg class="histogram"') == 7
     alone = grade(str(klass / "carol.py"), SandboxSession, seed=7)  # graded alone: the same
