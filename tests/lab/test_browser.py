@@ -229,3 +229,20 @@ def test_the_panel_renders_counters_reasons_and_path_in_jupyterlab(chromium, mak
     ARTIFACTS.mkdir(exist_ok=True)
     panel.screenshot(path=ARTIFACTS / "panel.png")
     page.screenshot(path=ARTIFACTS / "lab.png")
+
+
+def test_notebook_07s_chart_is_drawn_by_jupyterlab_itself(chromium, make_lab):
+    """The chart is Vega-Lite (the kit installs no plotting stack): JupyterLab draws notebook 07's stored chart
+    with its own Vega renderer, offline, its two panels' titles on it."""
+    from playwright.sync_api import expect
+
+    _, url, _, _ = make_lab
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/lab/tree/notebooks/07_noisy_model.ipynb")
+    chart = page.locator(".jp-RenderedVegaCommon5").first  # JupyterLab's Vega-Lite 5 renderer's output
+    chart.scroll_into_view_if_needed(timeout=90 * SECONDS)
+    expect(chart.locator("canvas, svg").first).to_be_visible(timeout=60 * SECONDS)
+    ARTIFACTS.mkdir(exist_ok=True)
+    chart.screenshot(path=ARTIFACTS / "chart.png")
+    box = chart.bounding_box()
+    assert box and box["width"] > 600  # both panels, side by side
