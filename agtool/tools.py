@@ -217,8 +217,8 @@ def check_arg_fields(specs: dict, args: dict, prefix: str) -> str | None:
             return f"type:{prefix}{arg}"
         if not in_range(value, spec):
             return f"range:{prefix}{arg}"
-        if "allowed" in spec and value not in spec["allowed"]:
-            return f"allowed:{prefix}{arg}"
+        if "allowed" in spec and not any(type(value) is type(item) and value == item for item in spec["allowed"]):
+            return f"allowed:{prefix}{arg}"  # True == 1 in Python, yet bool is never an int: the types must agree
         if kind == "dict" and "properties" in spec:  # named keys: checked as args are
             reason = check_arg_fields(spec["properties"], value, prefix=f"{prefix}{arg}.")
             if reason:
@@ -629,8 +629,11 @@ def answer(state: RunState) -> dict:
     # BEGIN SOLUTION
     try:
         value = json.dumps(state["result"]["value"], sort_keys=True, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):  # mixed key types cannot be sorted; 4301-digit ints cannot print
-        value = "a value JSON cannot show"
+    except (TypeError, ValueError):  # mixed key types cannot be sorted, a list that holds itself: repr writes both
+        try:
+            value = repr(state["result"]["value"])
+        except ValueError:  # an int of over 4300 digits: Python prints it nowhere
+            value = "a value holding an int too long to print"
     return {"status": "answered", "answer": f"{state['tool']} answered: {value}", "path": ["answer"]}
     # END SOLUTION
 

@@ -28,6 +28,7 @@ _IMPORTS = {  # names a shown input may use that are not the student's module's
     "decode": "from grader.kit.boundary.values import decode  # builds a value JSON has no word for",
     "change_everything_in": "from grader.kit.boundary.values import mutate as change_everything_in",
     "suppress": "from contextlib import suppress",
+    "OrderedDict": "from collections import OrderedDict  # a dict subclass: a dict all the same",
 }
 _DEFINED = {
     "holding_itself": "def holding_itself(items):  # a list that holds itself: Python prints it [..., [...]]\n"

@@ -6,7 +6,8 @@ A request describes a contract table whose tools have spies for bodies:
            "body": [{"return": value}, {"raise": "KeyError"}]}}
 
 Run k of a body does step k of its list (the last step again once the list is
-used up). The spies live in the parent only: the child's TOOLS get stubs that
+used up). A step {"echo": value} returns value with the keyword args the body was called
+with under "got" (`echoed`): what the door passed on is then part of the value it returns. The spies live in the parent only: the child's TOOLS get stubs that
 ask the parent to run the body (grader/kit/boundary/runner.py), and the parent counts.
 The parent also builds the very same table to predict what a correct module does.
 """
@@ -73,8 +74,16 @@ class Spy:
         step = self.step(seen)
         if "raise" in step:
             raise spy_error(step["raise"])
-        self.last = decode(step["return"])  # a fresh value each run: a caller may change it
+        self.last = echoed(step, args, kwargs) if "echo" in step else decode(step["return"])  # a fresh value each run
         return self.last
+
+
+def echoed(step: dict, args: tuple, kwargs: dict) -> dict:
+    """An echo step's value: its own, with the args the body was given under "got" (keyword ones by name,
+    positional ones by their index as a str): a door that fills in a default, or drops an arg, shows."""
+    got: dict[str, Any] = {str(index): arg for index, arg in enumerate(args)}
+    got.update(kwargs)
+    return {**decode(step["echo"]), "got": got}
 
 
 def spy_error(name: str) -> BaseException:

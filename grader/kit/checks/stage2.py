@@ -655,6 +655,10 @@ INCIDENTS = {
         one({"region": REGION}, {"region": "mars"}, {"region": "Seoul"}, {"region": "seoul "}, {"region": "jeju"}),
         one({"n": {"type": "int", "allowed": [1, 2, 4]}}, {"n": 3}, {"n": 4}),
         one({"x": {"type": "float", "allowed": [0.5, 1.5]}}, {"x": 1.0}),
+        # bool is never an int, in an allowed list too: True == 1 in Python, yet True is not allowed where 1 is
+        one({"v": {"type": "any", "allowed": [1, "a"]}}, {"v": True}, {"v": 1}, {"v": "a"}),
+        one({"v": {"type": "any", "allowed": [True]}}, {"v": 1}, {"v": 1.0}, {"v": True}),
+        one({"v": {"type": "any", "allowed": [0, 2.5]}}, {"v": False}, {"v": 0}, {"v": 2.5}),
         Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", ({**GOOD, "region": "mars"},)),
     ),
     "nested": (

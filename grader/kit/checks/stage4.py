@@ -174,6 +174,8 @@ def form_problem(expected: dict, result: dict) -> tuple[str, str] | None:
         return "not exactly the keys ok, value and error", HINTS["form"]
     if ok_call:
         if not values.same(got, expected["envelope"]):
+            if _passed_on_otherwise(expected["envelope"]["value"], got["value"]):
+                return "the body was called with other args than the call gave", HINTS["as given"]
             return "another envelope", HINTS["ok"]
         if result["runs"] != expected["runs"]:
             return "the body ran another number of times", HINTS["ok"]
@@ -191,6 +193,11 @@ def form_problem(expected: dict, result: dict) -> tuple[str, str] | None:
             return "ok, but not with the value the body returned", HINTS["ok"]
         return None
     return "ok is neither True nor False", HINTS["form"]
+
+
+def _passed_on_otherwise(want: Any, got: Any) -> bool:
+    """Did an echoing body (its value holds "got": the args it was called with) get other args than expected?"""
+    return type(want) is dict and type(got) is dict and "got" in want and not values.same(got.get("got"), want["got"])
 
 
 def refusal_problem(expected: dict, result: dict) -> tuple[str, str] | None:
@@ -252,6 +259,10 @@ HINTS = {
     "ok": (
         'When every check passes, return {"ok": True, "value": value, "error": None}, value the very '
         "value the body returned, after one run of the body."
+    ),
+    "as given": (
+        "The body must get exactly the args the call gave, as keywords: an optional arg the call left out stays "
+        "out (its default is documentation: the tool's own default applies), and no arg is added or dropped."
     ),
     "failure value": "A failure has value None: return failure(reason), never the bad value or the reason as value.",
     "let out": (
@@ -439,6 +450,25 @@ BAD_ARGS = (
     {**GOOD_ARGS, "limit": 1.0},
     {**GOOD_ARGS, "limit": draw.NAN},
 )
+# Every shape an arg's spec takes, each optional: a default that is documentation only, a dict with
+# named keys, a list with an item spec, an any, a bool. The body echoes what it was called with, so the
+# args the door passed on are part of the value: exactly the args given, no default filled in, none dropped.
+SHAPES = {
+    "n": {"type": "int", "required": False, "default": 3, "min": 1},
+    "where": {"type": "dict", "required": False, "properties": {"qty": {"type": "int", "required": False}}},
+    "tags": {"type": "list", "required": False, "items": {"type": "str"}},
+    "extra": {"type": "any", "required": False, "default": None},
+    "rush": {"type": "bool", "required": False, "default": False},
+}
+ECHO = Case(
+    {"t": entry(args=SHAPES, body=[{"echo": {}}])},
+    (
+        ("t", {}),
+        ("t", {"n": 1}),
+        ("t", {"where": {}, "tags": []}),
+        ("t", {"where": {"qty": 2}, "tags": ["a"], "extra": None, "rush": False}),
+    ),
+)
 INCIDENTS = {
     "ok": (stock([{"return": ROWS}], ("stock_lookup", GOOD_ARGS), ("stock_lookup", {**GOOD_ARGS, "limit": 1})),),
     # ok calls and one failure of each path, in one table (one request: 4.1 is the stage's first check)
@@ -520,7 +550,7 @@ def ok_or_failing(d) -> Case:
     number=1,
     points=3,
     examples=6,
-    always=INCIDENTS["form"],
+    always=(*INCIDENTS["form"], ECHO),
     compare=compare_with(form_problem),
 )
 def answers_ok():

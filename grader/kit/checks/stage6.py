@@ -27,6 +27,7 @@ by running it.
 """
 
 import difflib
+import json
 import math
 import re
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from grader.kit import draw
+from agtool.contract import MAX_INT_BITS
 from grader.kit.boundary import values
 from grader.kit.boundary.spies import SPY_MARK
 from grader.kit.checks.common import (
@@ -108,6 +110,8 @@ def expected_runs(case: Case) -> list[list]:
         try:
             state = oracle.run(tools, values.decode(req), limit, memo if shared else None, picker)
             judged = {key: values.to_plain(state[key]) for key in JUDGED if key in state}
+            if state["status"] == "answered":
+                judged["texts"] = texts_of(state["result"]["value"])
         except Exception as error:  # only the picker's own: run lets it out
             if not getattr(error, SPY_MARK, False):
                 raise
@@ -132,7 +136,7 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
         ("status", got.get("status") == state["status"]),
         (
             "answer",
-            answer_shows(got.get("answer"), state["result"]["value"]) if answered else got.get("answer") is None,
+            answer_shows(got.get("answer"), state.get("texts", [])) if answered else got.get("answer") is None,
         ),
         ("attempts", values.same(got.get("attempts"), state["attempts"])),
         ("reasons", values.same(got.get("reasons"), state["reasons"])),
@@ -200,21 +204,34 @@ def compare(case: Case, expected: list, observation: dict, problem: Problem | No
     return None
 
 
-def answer_shows(answer, value) -> bool:
-    """A non-empty sentence that shows every non-ASCII text of the value as it is ("É", never "\\u00c9")."""
-    return type(answer) is str and answer != "" and all(text in answer for text in _non_ascii(value))
+def answer_shows(answer, texts: list[str]) -> bool:
+    """A non-empty sentence that shows the text of every str of the value (texts_of): as it is, or with the
+    escapes json.dumps or repr write for quotes, backslashes and control characters; a non-ASCII letter
+    ("É") as it is, never "\\u00c9"."""
+    return type(answer) is str and answer != "" and all(any(form in answer for form in _forms(t)) for t in texts)
 
 
-def _non_ascii(value):
-    if type(value) is str and not value.isascii():
-        yield value
-    elif type(value) is list:
-        for item in value:
-            yield from _non_ascii(item)
-    elif type(value) is dict:
-        for key, item in value.items():
-            yield from _non_ascii(key)
-            yield from _non_ascii(item)
+def _forms(text: str) -> set[str]:
+    """A str's text as a sentence may show it: itself, or inside the quotes json.dumps or repr put around it."""
+    return {text, json.dumps(text, ensure_ascii=False)[1:-1], repr(text)[1:-1]}
+
+
+def texts_of(value: Any) -> list[str]:
+    """Every str of an ok value, keys and items at any depth (a list that holds itself once), sorted: the text
+    its answer shows. None where the value holds an int of over 4,300 digits: json.dumps, repr and str all
+    refuse to write it, so no way of writing the value is the lesson's, and any sentence is right."""
+    found: set[str] = set()
+    todo, seen = [value], set()
+    while todo:
+        item = todo.pop()
+        if type(item) is str:
+            found.add(item)
+        elif type(item) is int and item.bit_length() > MAX_INT_BITS:
+            return []
+        elif type(item) in (list, tuple, set, dict) and id(item) not in seen:
+            seen.add(id(item))
+            todo.extend(item.items() if type(item) is dict else item)
+    return sorted(found)
 
 
 ANSWER_HINT = (
@@ -476,6 +493,11 @@ HUGE_LIMIT = 2**40  # any int is a limit: run must not build anything of max_att
 CLASH = {"tool": "stock", "args": {"sku": "A-100", "skuu": "B-200", "region": "seoul", "limit": 1}}
 COLON = {"tool": "stock", "args": {"sku:": "A-100", "region": "seoul", "limit": 1}}
 HUGE_ARG = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 2**1100}}
+BUDGET_ARGS = {**STOCK_ARGS, "budget": {"type": "float", "min": 0.5, "max": 5.5, "required": False}}
+TWO_RANGES = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 5, "budget": 0.1}}
+TWO_UNKNOWN = {"tool": "stock", "args": {"sku": "A-100", "regoin": "busan", "limit": 1, "zz": 1}}
+CODE_ARGS = {"sku": {"type": "str"}, "region_code": {"type": "str", "allowed": ["KR"]}}
+SHARED_PREFIX = {"tool": "stock", "args": {"sku": "A-100", "region_code": "JP"}}
 # A run never cut short, at little cost: fifty invented names dropped one a call (all three contract args are
 # given, so none is renamed), then the answer: 51 door calls, 103 graph steps, past a fixed recursion limit of
 # 100 and LangGraph's default while the submission runs (25: grader/kit/boundary/runner.py; its own, 10,007, would take
@@ -505,6 +527,11 @@ INCIDENTS = {
     ),
     "fixes": (
         stock("too_big", "good", (EVERYTHING_WRONG, 5)),
+        # a reason that shares the start of a FIXES key: args:allowed:region_code is neither args:allowed:region
+        # nor has the prefix args:allowed a fix: no fix, one door call
+        stock("good", None, (SHARED_PREFIX, None), contract=CODE_ARGS),
+        # two fields fail at once: each fix repairs its own, one call each (a fix that repairs both saves a call)
+        stock("good", None, (TWO_RANGES, None), (TWO_UNKNOWN, None), contract=BUDGET_ARGS),
         stock("good", None, (MISSPELT, None)),
         stock("good", None, (CLASH, None), (COLON, None), (HUGE_ARG, None)),
     ),
@@ -984,9 +1011,21 @@ def fix_state(tool: str, args, reason: str) -> dict:
 
 
 def probe_fixes(case: Fixes) -> dict:
+    """Each fix called with its state, kept: the state's args as the fix left them come back too."""
     return request(
-        6, FIX_TABLE, [call(["FIXES", key], fix_state(tool, args, reason)) for key, tool, args, reason in case.calls]
+        6,
+        FIX_TABLE,
+        [call(["FIXES", key], fix_state(tool, args, reason), kept=True) for key, tool, args, reason in case.calls],
     )
+
+
+def unkept(result: dict) -> tuple[dict, Any]:
+    """(the fix's outcome as if called plainly, the state's args as the fix left them, or None unknown)."""
+    got = result.get("value")
+    if type(got) is not dict or got.keys() != {"returned", "args"} or type(got["args"]) is not list:
+        return result, None
+    (state,) = got["args"] if len(got["args"]) == 1 else (None,)
+    return {**result, "value": got["returned"]}, state.get("args") if type(state) is dict else None
 
 
 def expect_fixes(case: Fixes) -> list:
@@ -1012,7 +1051,7 @@ def _field(reason: str) -> str:
     return reason.split(":", 2)[-1]
 
 
-def fix_problem(tool: str, args, want: dict, result: dict) -> bool:
+def fix_problem(tool: str, args, reason: str, want: dict, result: dict) -> bool:
     """Is what the fix gave wrong?"""
     got = result.get("value")
     raised = "raised" in result
@@ -1020,15 +1059,43 @@ def fix_problem(tool: str, args, want: dict, result: dict) -> bool:
     if want["fixed"] is not None:
         after = [got.get("tool", tool), got.get("args", args)] if helped and type(got) is dict else None
         gave_up = raised or got is None
-        return not ((helped and values.same(after, want["fixed"])) or (want["gives_up"] == "may" and gave_up))
+        if want["gives_up"] == "may":  # NaN: given up on, or set to any number within the bounds
+            return not (gave_up or (helped and _nan_repaired(tool, args, reason, after)))
+        return not (helped and values.same(after, want["fixed"]))
     if want["gives_up"] == "none":
         return raised or not (got is None or (type(got) is dict and "tool" in got and got["tool"] is None))
     return helped
 
 
+def _nan_repaired(tool: str, args, reason: str, after) -> bool:
+    """Is `after` ([tool, args]) the same tool and args, but for the NaN field, now a number within its bounds?"""
+    field = _field(reason)
+    spec = FIX_TABLE[tool]["args"].get(field, {})
+    if type(after) is not list or after[0] != tool or type(after[1]) is not dict:
+        return False
+    value, rest = after[1].get(field), {key: item for key, item in after[1].items() if key != field}
+    within = (
+        type(value) in (int, float)
+        and value == value
+        and ("min" not in spec or value >= spec["min"])
+        and ("max" not in spec or value <= spec["max"])
+    )
+    return within and values.same(rest, {key: item for key, item in args.items() if key != field})
+
+
 def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | None:
-    for (key, tool, args, reason), want, result in zip(case.calls, expected, observation["results"], strict=False):
-        if not fix_problem(tool, args, want, result):
+    for (key, tool, args, reason), want, kept in zip(case.calls, expected, observation["results"], strict=False):
+        result, left = unkept(kept)
+        if left is not None and not values.same(left, args):
+            return Mismatch(
+                f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
+                f"state['result']['error'] = {reason!r}",
+                f"state['args'] as it was: {py(args, 10**4)}",
+                f"state['args'] became {py(left, 10**4)}",
+                FIX_HINTS["in place"],
+                show_fix_tool(tool),
+            )
+        if not fix_problem(tool, args, reason, want, result):
             continue
         fixed = want["fixed"]
         shown = (
@@ -1045,7 +1112,11 @@ def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | 
                 )
                 or "no change"
             )
-            + (" — or None (cannot help): NaN is neither below min nor above max" if want["gives_up"] == "may" else "")
+            + (
+                " — or None (cannot help), or any number within the bounds: NaN is neither below min nor above max"
+                if want["gives_up"] == "may"
+                else ""
+            )
         )
         return Mismatch(
             f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
@@ -1056,6 +1127,15 @@ def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | 
             show_fix_tool(tool),
         )
     return None
+
+
+FIX_HINTS = {
+    "in place": (
+        "The fix changed the dict in state['args'] in place. That dict is the caller's (the request's args, "
+        "or a picker's, which go to the door as they are): a fix returns a new args dict and leaves the one "
+        "it was handed as it was."
+    ),
+}
 
 
 def fix_hint(key: str, tool: str, args, reason: str, want: dict, result: dict) -> str:
@@ -1071,10 +1151,17 @@ def fix_hint(key: str, tool: str, args, reason: str, want: dict, result: dict) -
         return 'A spec may have only max, or only min: read spec["min"] only when "min" in spec.'
     if want["gives_up"] == "may":
         return (
-            "NaN is neither below min nor above max (every comparison with NaN is False): return None (cannot "
-            'help), or set min, or max when there is no min: test not value >= spec["min"] first '
-            '(a min of 0 is a min too: spec.get("min") or ... skips it).'
+            "The value is NaN, and every comparison with NaN is False: it is neither below min nor above max. "
+            "The fix may give up (None), or set the field to a number within the bounds; it left it outside. "
+            "A bound of 0 is a bound too: a test of its truth skips it."
         )
+    if key == "args:allowed:region" and type(got) is dict and type(got.get("args")) is dict:
+        if got["args"].get("region") != DEFAULT_REGION:
+            return (
+                f"use_default_region gave region {py(got['args'].get('region'))}: the rule sets DEFAULT_REGION "
+                "whatever the value was. A near miss resembles an allowed region, but which one the user meant "
+                "is a guess; the default is the lab's stated choice."
+            )
     if "." in field:
         return "A dotted field (where.min_qty) is no arg of the contract: the fix cannot help (None, or it raises)."
     changed = _changed_given(args, field, got)
@@ -1122,6 +1209,12 @@ FIX_CASES = Fixes(
         ("args:unknown", "stock", {**BASE, "where": {"min_qty": 1, "max_qty": 5}}, "args:unknown:where.max_qty"),
         ("result:too_big", "stock", BASE, "result:too_big:rows"),
         ("result:too_big", "lone", BASE, "result:too_big:rows"),
+        # two fields fail at once: the fix changes the one its reason names, the other stays as given
+        ("args:range", "stock", {**BASE, "limit": 5, "budget": 0.1}, "args:range:limit"),
+        ("args:range", "stock", {**BASE, "limit": 0, "floor": -3}, "args:range:floor"),
+        ("args:allowed:region", "stock", {**BASE, "region": "Busan", "limit": 5}, "args:allowed:region"),
+        ("args:unknown", "stock", {"sku": "A-100", "regoin": "busan", "limti": 1}, "args:unknown:regoin"),
+        ("result:too_big", "stock", {**BASE, "limit": 5}, "result:too_big:rows"),
     )
 )
 
