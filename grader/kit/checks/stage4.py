@@ -83,7 +83,7 @@ def expect(case: Case) -> list[dict]:
 
 
 RAISED = "tool:raised:"
-_CLASS_PATH = re.compile(r"[\w.<>]+")  # a class's __name__, __qualname__ (make.<locals>.Down) or module path
+CLASS_PATH = re.compile(r"[\w.<>]+")  # a class's __name__, __qualname__ (make.<locals>.Down) or module path
 
 
 _NO_NAME = object()  # the call's name is not known (stage 5's judge): no tool:unknown spelling is read
@@ -105,7 +105,7 @@ def right_error(rights: list, error: Any, entry: dict | None = None, name: Any =
         return bool(same_kind) and name is not _NO_NAME and not isinstance(name, str)
     if kind == ["tool", "raised"]:
         path = error.removeprefix(RAISED)
-        return _CLASS_PATH.fullmatch(path) is not None and any(
+        return CLASS_PATH.fullmatch(path) is not None and any(
             path.endswith("." + right.removeprefix(RAISED)) for right in same_kind
         )
     if entry is None:

@@ -393,4 +393,10 @@ BUGS: dict[str, list[Bug]] = {
             '    if "allowed" in spec and not any(value == a for a in spec["allowed"]):\n',
             '    if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):\n'),
     ],
+    # ── Nico (issue 33: one bug class) ──
+    'nico.py': [
+        Bug(6, 'clamp_into_range clamps every out-of-range arg, not only the one its reason names (limit=5 and budget=0.1: both repaired at once); the kit: "A fix changes only the field its reason names, and every other arg the caller gave stays as it was" (6.3 saw it only when its draw held two range failures: seeds 2, 3, 4 and 6 of the issue\'s seven)',
+            '    args = {**state["args"], name: value}\n    for other, spec in TOOLS[state["tool"]]["args"].items():  # the other numbers out of range too, while here\n        if type(args.get(other)) in (int, float) and "min" in spec and args[other] < spec["min"]:\n            args[other] = spec["min"]\n        elif type(args.get(other)) in (int, float) and "max" in spec and args[other] > spec["max"]:\n            args[other] = spec["max"]\n    return {"args": args}\n',
+            '    return {"args": {**state["args"], name: value}}\n'),
+    ],
 }
