@@ -121,7 +121,7 @@ RULES: dict[str, Rule] = {
     "3.4": Rule(
         "check_result",
         "An empty list, dict or str is `empty:<key>` unless the spec says `allow_empty=True`, in an `any` key "
-        "too; `0`, `False` and `None` are not empty. An empty tuple, set or bytes (`()`, `set()`, `b\"\"`) in an "
+        'too; `0`, `False` and `None` are not empty. An empty tuple, set or bytes (`()`, `set()`, `b""`) in an '
         "`any` key is no JSON value a tool sends: calling it empty or not is yours.",
     ),
     "3.5": Rule(
@@ -146,7 +146,7 @@ RULES: dict[str, Rule] = {
         "check_result",
         "`check_result` never raises on a value JSON could send, nor on a set, bytes, an object or a dict with "
         "int keys where a key's value should be: each gets `None` or a reason. A value that breaks a rule never "
-        "gets `None`, whatever another key holds. The one exception to \"never raises\": beside a value whose "
+        'gets `None`, whatever another key holds. The one exception to "never raises": beside a value whose '
         "own `==` raises (no JSON value does), letting that `TypeError` out is right too, and so is a reason "
         "(the door refuses either); `None` is not: an `except` that answers `None` passes what it could not "
         "check.",
@@ -312,8 +312,8 @@ RULES: dict[str, Rule] = {
         "no upgrade, and never raises. clamp_into_range sets the arg to min when it is below min, to max when it "
         "is above max, an int of any size too; NaN is neither, so for NaN it may return None, or set the arg to "
         "any number within the bounds (min, max, or between). A fix returns a new args dict: the one in "
-        "`state[\"args\"]` is the caller's, and stays as it was. use_default_region sets DEFAULT_REGION whatever "
-        "the value was, a near miss (`\"Busan\"`) too.",
+        '`state["args"]` is the caller\'s, and stays as it was. use_default_region sets DEFAULT_REGION whatever '
+        'the value was, a near miss (`"Busan"`) too.',
         example=(
             "A fix reads the field the reason names as a top-level arg of the contract: for a dotted field such "
             "as where.min_qty it finds none, and cannot help. The grader calls each fix of your `FIXES` alone, "

@@ -110,7 +110,7 @@ MUTANTS = [
     ),
     mutant(
         "an answer drops the text of a value json.dumps cannot write",
-        "            value = repr(state[\"result\"][\"value\"])\n",
+        '            value = repr(state["result"]["value"])\n',
         '            value = "a value that cannot be printed"\n',
         "6.2",
     ),

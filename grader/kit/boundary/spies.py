@@ -6,8 +6,9 @@ A request describes a contract table whose tools have spies for bodies:
            "body": [{"return": value}, {"raise": "KeyError"}]}}
 
 Run k of a body does step k of its list (the last step again once the list is
-used up). A step {"echo": value} returns value with the keyword args the body was called
-with under "got" (`echoed`): what the door passed on is then part of the value it returns. The spies live in the parent only: the child's TOOLS get stubs that
+used up). A step {"echo": value} returns value with the args the body was called with
+under "got" (`echoed`): what the door passed on is then part of the value it returns.
+The spies live in the parent only: the child's TOOLS get stubs that
 ask the parent to run the body (grader/kit/boundary/runner.py), and the parent counts.
 The parent also builds the very same table to predict what a correct module does.
 """

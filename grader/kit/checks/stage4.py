@@ -19,13 +19,13 @@ its __name__ or by a dotted name that ends in it (__qualname__, or with its modu
 tool:unknown: of a name that is no str may be spelled any way.
 """
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
+from agtool.contract import spelt_alike
 from grader.kit import draw
 from grader.kit.boundary import values
 from grader.kit.boundary.spies import SPY_MARK
@@ -83,7 +83,6 @@ def expect(case: Case) -> list[dict]:
 
 
 RAISED = "tool:raised:"
-CLASS_PATH = re.compile(r"[\w.<>]+")  # a class's __name__, __qualname__ (make.<locals>.Down) or module path
 
 
 _NO_NAME = object()  # the call's name is not known (stage 5's judge): no tool:unknown spelling is read
@@ -104,10 +103,7 @@ def right_error(rights: list, error: Any, entry: dict | None = None, name: Any =
     if kind == ["tool", "unknown"]:
         return bool(same_kind) and name is not _NO_NAME and not isinstance(name, str)
     if kind == ["tool", "raised"]:
-        path = error.removeprefix(RAISED)
-        return CLASS_PATH.fullmatch(path) is not None and any(
-            path.endswith("." + right.removeprefix(RAISED)) for right in same_kind
-        )
+        return any(spelt_alike(error, right) for right in same_kind)
     if entry is None:
         return False
     if error.startswith("args:"):

@@ -36,11 +36,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from agtool.contract import MAX_INT_BITS, spelt_alike
 from grader.kit import draw
-from agtool.contract import MAX_INT_BITS
 from grader.kit.boundary import values
 from grader.kit.boundary.spies import SPY_MARK
-from grader.kit.checks.stage4 import CLASS_PATH, RAISED
 from grader.kit.checks.common import (
     DEFAULT_REGION,
     LAB_ARGS,
@@ -153,25 +152,11 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     return f"{', '.join(wrong)} not as expected" if wrong else None
 
 
-_POSITION = re.compile(r"\.\d+(?=\.|$)|\[\d+\]")  # an item's position after its list's name: .1 or [1]
-
-
-def same_reason(got: Any, want: str) -> bool:
-    """Is `got` the reason `want`, in a spelling the earlier stages' checks accept (so that the kit's
-    self-check, which runs a student's own stages 2 to 4 under stage 6, accepts what the grade does)? An
-    item's position after its list (rows.0.bays, 3.7 and 2.7), the exception's class by a dotted name that
-    ends in it (builtins.KeyError, 4.4), and any spelling of an unknown tool's name (4.2: stage 6 reads none;
-    that a str name is spelled as it is, 4.2 judges)."""
-    if got == want:
-        return True
-    if type(got) is not str or type(want) is not str or got.split(":", 2)[:2] != want.split(":", 2)[:2]:
-        return False
-    if want.startswith(RAISED):
-        path = got.removeprefix(RAISED)
-        return CLASS_PATH.fullmatch(path) is not None and path.endswith("." + want.removeprefix(RAISED))
-    if want.startswith("tool:unknown:"):
-        return True
-    return _POSITION.sub("", got) == want
+def same_reason(got: Any, want: str | None) -> bool:
+    """Is `got` the reason `want`, in a spelling the earlier stages' checks accept (agtool.contract.spelt_alike),
+    so that the kit's self-check, which runs a student's own stages 2 to 4 under stage 6, accepts what the
+    grade does? An unknown tool's name in any spelling: stage 6 reads none, and 4.2 judges a str name's."""
+    return (got is None and want is None) or spelt_alike(got, want, odd_name=True)
 
 
 def same_reasons(got: Any, want: list) -> bool:
@@ -1190,13 +1175,13 @@ def fix_hint(key: str, tool: str, args, reason: str, want: dict, result: dict) -
             "The fix may give up (None), or set the field to a number within the bounds; it left it outside. "
             "A bound of 0 is a bound too: a test of its truth skips it."
         )
-    if key == "args:allowed:region" and type(got) is dict and type(got.get("args")) is dict:
-        if got["args"].get("region") != DEFAULT_REGION:
-            return (
-                f"use_default_region gave region {py(got['args'].get('region'))}: the rule sets DEFAULT_REGION "
-                "whatever the value was. A near miss resembles an allowed region, but which one the user meant "
-                "is a guess; the default is the lab's stated choice."
-            )
+    region = got["args"].get("region") if type(got) is dict and type(got.get("args")) is dict else DEFAULT_REGION
+    if key == "args:allowed:region" and region != DEFAULT_REGION:
+        return (
+            f"use_default_region gave region {py(region)}: the rule sets DEFAULT_REGION whatever the value was. "
+            "A near miss resembles an allowed region, but which one the user meant is a guess; the default is "
+            "the lab's stated choice."
+        )
     if "." in field:
         return "A dotted field (where.min_qty) is no arg of the contract: the fix cannot help (None, or it raises)."
     changed = _changed_given(args, field, got)
