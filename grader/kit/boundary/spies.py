@@ -14,6 +14,7 @@ The parent also builds the very same table to predict what a correct module does
 """
 
 import builtins
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -50,8 +51,11 @@ class Spy:
     the body last returned.
     """
 
-    def __init__(self, steps: list[dict] | None = None, wraps: Callable[..., Any] | None = None):
-        self.steps, self.wraps = steps or [], wraps
+    def __init__(self, steps: list[dict] | None = None, wraps: Callable[..., Any] | None = None, spelled: bool = False):
+        """steps: {"return": value}, {"raise": name} or {"echo": value}, values written as Python (each run
+        returns a deep copy: a caller may change it), or, spelled, as a request spells them in JSON (the
+        grader's own spies: each run decodes the value afresh)."""
+        self.steps, self.wraps, self.spelled = steps or [], wraps, spelled
         self.calls: list[dict[int | str, Any] | None] = []
         self.last: Any = None
 
@@ -75,7 +79,10 @@ class Spy:
         step = self.step(seen)
         if "raise" in step:
             raise spy_error(step["raise"])
-        self.last = echoed(step, args, kwargs) if "echo" in step else decode(step["return"])  # a fresh value each run
+        if "echo" in step:
+            self.last = echoed(step, args, kwargs)
+        else:  # a fresh value each run
+            self.last = decode(step["return"]) if self.spelled else copy.deepcopy(step["return"])
         return self.last
 
 
@@ -117,7 +124,7 @@ def spy_table(spec: dict) -> tuple[dict, dict[str, Spy]]:
 
 def bodies(spec: dict) -> dict[str, Spy]:
     """Tool name -> its spy, alone: what the parent runs for the child, which holds the table itself."""
-    return {name: Spy(entry["body"]) for name, entry in spec.items()}
+    return {name: Spy(entry["body"], spelled=True) for name, entry in spec.items()}
 
 
 def without_bodies(spec: dict) -> dict:

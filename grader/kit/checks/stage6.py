@@ -316,11 +316,29 @@ def show_state(state: dict, runs: dict) -> str:
             f"that names {state['raises']}; body runs: {sum(runs.values())} (the picker's)"
         )
     shown = {key: state[key] for key in ("status", "attempts", "reasons", "tool", "args") if key in state}
-    shown["result"] = state["result"]
-    return (
-        f"{py(shown, 10**4)}, answer {'a sentence' if state['status'] == 'answered' else 'None'}, "
-        f"body runs: {sum(runs.values())}"
-    )
+    shown["result"] = _body_value_named(state["result"])
+    answer = "None"
+    if state["status"] == "answered":
+        answer = "a sentence that shows " + ("the text of every str in the value" if state.get("texts") else "it")
+    return f"{py(shown, 10**4)}, answer {answer}, body runs: {sum(runs.values())}"
+
+
+class _Named:
+    """Stands in a shown state for a value the grader's wire cannot carry as it is: its repr names it."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _body_value_named(result: Any) -> Any:
+    """An envelope as a student reads it: a value JSON cannot carry (its keys, an int of over 4,300 digits)
+    is named as what the body returned, the value the setting shows, never the grader's marker."""
+    if type(result) is dict and values.anywhere(result.get("value"), values.is_marker):
+        return {**result, "value": _Named("<the value the tool's body returned, as above>")}
+    return result
 
 
 def show_got(result: dict) -> str:
