@@ -401,7 +401,7 @@ def test_grade_cli_reports_failures_with_input_expected_got_hint_and_replay(tmp_
         "expected: ",
         "got:      raised",
         "The rule (04_door.ipynb): Any Exception from the body is `tool:raised:<ExceptionType>`.",
-        "Hint: Wrap the call",
+        "Hint: An exception from the tool's body got out of the door",
         f"replay: `.venv/bin/python -m grader grade {path} --seed 0 --only 4.4`",
         "TOOLS[",
     ):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.kit import oracle_access, public
+from grader.kit import oracle_access, public, selfcheck
 from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
@@ -79,3 +79,26 @@ def test_every_allowed_spelling_passes_both_the_kit_and_the_grade(name, tmp_path
     kit, graded = kit_verdicts(path, monkeypatch), grade_verdicts(path)
     assert [label for label, passed in graded.items() if not passed] == []
     assert [label for label, passed in kit.items() if not passed] == []
+
+
+def test_the_kit_names_the_earlier_stage_a_failure_may_come_from(tmp_path, monkeypatch):
+    """In the kit, stage 4 runs the student's own check_result: one that passes every value shows as a door
+    that passes bad results (4.5). check(4) then names stage 3 and its failing checks; the grade does not need
+    to (its trusted stage 3 stands in), and a module whose earlier stages pass gets no such note."""
+    path = tmp_path / "tools.py"
+    path.write_text(
+        edited(
+            "check_result passes every dict",
+            ('    return check_fields(TOOLS[name]["returns"], value, prefix="")', "    return None"),
+        )
+    )
+    monkeypatch.setattr(oracle_access, "bind", lambda module: {})
+    monkeypatch.setattr(oracle_access, "present", lambda: False)
+    monkeypatch.setattr(public, "FILE", tmp_path / "tools.py")  # any file: the probes are loaded below
+    monkeypatch.setattr(
+        public, "load", lambda stages: {label: kept for label, kept in probes().items() if int(label[0]) in stages}
+    )
+    report = selfcheck.check(4, str(path))
+    assert not report.passed
+    assert "stage 3's check_result() fails 3." in report.note and "not stage 4's" in report.note
+    assert "may be" not in selfcheck.check(4, str(REFERENCE)).note

@@ -163,7 +163,7 @@ BUGS = [
             ),
         ),
         {"5.2"},
-        ("'t12' and 't12'", "space"),
+        ("'t12' and 't12'", "apart"),
     ),
     (
         "json.dumps catches ValueError only: an ok value with a set raises TypeError",

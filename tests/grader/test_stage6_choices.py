@@ -132,7 +132,7 @@ BUGS = [
         "memo or {} replaces the caller's empty memo",
         ("memo={} if memo is None else memo,", "memo=memo or {},"),
         fails=("6.2",),
-        says="memo is None",
+        says="empty dict",
     ),
     variant(
         "switch_to_upgrade raises KeyError when there is no upgrade",

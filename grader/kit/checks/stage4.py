@@ -260,27 +260,29 @@ HINTS = {
         "The body must get exactly the args the call gave, as keywords: an optional arg the call left out stays "
         "out (its default is documentation: the tool's own default applies), and no arg is added or dropped."
     ),
-    "failure value": "A failure has value None: return failure(reason), never the bad value or the reason as value.",
+    "failure value": "A failure has value None: its envelope holds the reason as error, never the bad value or "
+    "the reason as value.",
     "let out": (
         "KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are not Exceptions: catch "
         "Exception, never BaseException (or a bare except), so Ctrl-C still stops the program. Re-raising a "
         "few named ones and catching BaseException after them still swallows the rest (CancelledError)."
     ),
     "raised": (
-        "Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>: "
-        "an exception inside a tool must not end the run."
+        "An exception from the tool's body got out of the door: any Exception there becomes "
+        "tool:raised:<its class's name> in an envelope, so that one broken tool never ends the agent's run."
     ),
     "type error": (
         "An exception got out of the door: a name that is not a str (a list cannot be looked up in "
         "a dict) is tool:unknown:<name>; args that are not a dict are args:shape:args."
     ),
-    "ran": "Check the args before the call and return args:<reason> at once: the body must not run on bad args.",
+    "ran": "The body ran on args the door refuses: args are checked before the call, and a refusal "
+    "(args:<reason>) means the body never runs.",
     "class name": (
-        "The reason names the exception's class, not its message or repr: tool:raised:KeyError, from "
-        "type(e).__name__ (a dotted name that ends in it, as __qualname__ gives, is right too)."
+        "The reason names the exception's class (tool:raised:KeyError), not its message or repr; a dotted "
+        "name that ends in the class's name is right too."
     ),
     "str name": (
-        'A name that is a str goes into the reason as it is, f"tool:unknown:{name}" (tool:unknown:stock_lookup_v3), '
+        "A name that is a str goes into the reason as it is (tool:unknown:stock_lookup_v3), "
         "not its repr: as in every reason, the field is the name itself, which the agent reads back."
     ),
 }
@@ -552,8 +554,8 @@ def ok_or_failing(d) -> Case:
 def answers_ok():
     """call_tool returns exactly {ok, value, error}: ok with the body's value when every check passes, value None on a failure
 
-    Return exactly {"ok": True, "value": value, "error": None} when every check passes, and
-    failure(reason) (value None) when one does not.
+    An envelope has exactly ok, value and error: ok True with the body's very value and error None when
+    every check passes; ok False with value None and the reason as error when one does not.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return ok_or_failing()
 
@@ -572,7 +574,7 @@ def refuses_unknown_tools():
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
-    Check the args before the call and return args:<reason> at once: the body must not run on bad args.
+    Args are checked before the call: bad args are args:<reason>, and the body never runs on them.
     """
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
@@ -586,9 +588,9 @@ def refuses_bad_args_without_running():
 def catches_exceptions():
     """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets every BaseException that is no Exception out
 
-    Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>; a KeyError inside a
-    tool must not end the run, and Ctrl-C (KeyboardInterrupt), SystemExit, GeneratorExit and a cancelled
-    task (asyncio.CancelledError) must still get out.
+    Any Exception from the body becomes tool:raised:<its class's name>: a KeyError inside a tool must not
+    end the run. What is no Exception, Ctrl-C (KeyboardInterrupt), SystemExit, GeneratorExit and a cancelled
+    task (asyncio.CancelledError), still gets out.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("raise", ("ok",))
 
@@ -597,7 +599,7 @@ def catches_exceptions():
 def checks_results():
     """call_tool checks the result: result:<reason> for a value check_result refuses
 
-    Check the value after the call and return result:<reason> from check_result.
+    The value is checked after the call: a value check_result refuses is result:<reason>.
     """
     return cases("bad result", ("ok",))
 

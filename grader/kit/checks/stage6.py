@@ -255,20 +255,23 @@ def texts_of(value: Any) -> list[str]:
 
 
 ANSWER_HINT = (
-    "Build the answer from the value with json.dumps(value, sort_keys=True, ensure_ascii=False): "
-    "non-ASCII text as it is; and catch the TypeError sort_keys raises on keys of mixed types, and "
-    "the ValueError json.dumps raises on a list that holds itself or an int of over 4,300 digits (repr and "
-    "str raise it on that int too)."
+    "The answer shows the ok value's text: every str in it, non-ASCII letters as they are (json.dumps "
+    "escapes them to \\u00c9 unless told otherwise). Where json.dumps cannot write the value (keys of mixed "
+    "types to sort, a list that holds itself) it raises, yet the value still has a text: its repr. Only an "
+    "int of over 4,300 digits has none in Python; then any sentence will do."
 )
 RUN_HINTS = {
-    "memo": "Use the memo run is given, even an empty one: memo = {} if memo is None else memo "
-    "(memo or {} throws an empty memo away, and the caller's memo never fills).",
-    "huge": "An int arg may be of any size: math.isnan(2 ** 1100) and float(2 ** 1100) raise OverflowError. "
-    "Clamp by comparing with min and max alone (not value >= spec['min'] is True for NaN too).",
+    "memo": "The body ran where the memo run was given should have answered: run uses the memo it is "
+    "given, an empty dict too. An empty dict is falsy, so a test of its truth swaps it for a new one that the "
+    'caller never sees fill; only a memo that is None is the caller\'s "no memo".',
+    "huge": "The arg is an int too big for a float (2 ** 1100): turning it into a float, as math.isnan does, "
+    "raises OverflowError. The rule clamps an int of any size: compared with min and max as it is, it is "
+    "exact.",
     "rename": "rename_or_drop renames only onto a contract arg not given yet: {arg!r} was given ({given}), so "
     "the misspelt name is dropped and {arg!r} stays as the caller gave it.",
-    "prefix": "The <stage>:<check> prefix is the reason's first two parts, ':'.join(reason.split(':')[:2]): "
-    "a field may hold ':' itself (args:unknown:sku: -> args:unknown).",
+    "prefix": "A fix is looked up by the full reason, then by its <stage>:<check> prefix, the reason's first "
+    "two parts: a field may hold ':' itself (args:unknown:sku: has the prefix args:unknown), so the prefix is "
+    "not everything before the last ':'.",
 }
 
 
@@ -711,8 +714,8 @@ def walk_problem(case: Setup, path: list, runs: dict, result: dict) -> str | Non
 
 
 GRAPH_HINT = (
-    "build_graph() must return graph.compile() of a StateGraph with the nodes pick, call, fix, answer and "
-    "give_up, and run must invoke that very graph: build_graph().invoke(...)."
+    "run must go through the graph build_graph() gives: a compiled StateGraph with the nodes pick, call, fix, "
+    "answer and give_up. The grader watches the very graph build_graph() returns while run answers."
 )
 
 
@@ -899,8 +902,9 @@ LIMIT_HINTS = {
     "odd": "Check max_attempts first: unless it is an int (and not a bool, which Python counts as one), "
     "give up at once, without calling anything, with a reason that names it (run:type:max_attempts).",
     "recursion": "LangGraph stops a run whose steps reach its recursion_limit (a ValueError below 1): a run of "
-    "max_attempts = n calls takes up to 2n + 1 steps, and 2 (pick, give_up) when n <= 0. Pass "
-    "config={'recursion_limit': 2 * max(max_attempts, 0) + 3}, not a fixed number, nor 2 * max_attempts + k alone.",
+    "max_attempts = n calls takes up to 2n + 1 steps, and 2 (pick, give_up) when n <= 0, and the grade runs "
+    "with LangGraph's default at 25. So run sets its own recursion_limit, one that grows with max_attempts and "
+    "stays above those steps for every int, 0 and negative ones too.",
 }
 
 
@@ -1182,11 +1186,11 @@ def fix_hint(key: str, tool: str, args, reason: str, want: dict, result: dict) -
         return RUN_HINTS["huge"]
     if want["gives_up"] == "none":
         return (
-            "No upgrade: the fix cannot help, so it says so and returns None (or {'tool': None}, which the fix "
-            "node reads the same); it never raises: read TOOLS[tool].get('upgrade')."
+            "This tool has no upgrade (its entry has no 'upgrade' key at all): the fix cannot help, and says so "
+            "with None (or {'tool': None}, which the fix node reads the same); it never raises."
         )
     if raised and field in FIX_ARGS and "KeyError" in raised:
-        return 'A spec may have only max, or only min: read spec["min"] only when "min" in spec.'
+        return "A spec may have only max, or only min: the fix raised KeyError reading a bound this spec does not have."
     if want["gives_up"] == "may":
         return (
             "The value is NaN, and every comparison with NaN is False: it is neither below min nor above max. "
