@@ -162,8 +162,7 @@ RULES: dict[str, Rule] = {
         "call_tool",
         "A name that is not a str, or not in TOOLS, is `tool:unknown:<name>`; args that are not a dict are "
         "`args:shape:args`. A name that is not a str may be spelled your way after `tool:unknown:` (`str(name)` "
-        "is one way): no tool has it, and nothing reads it; stage 6's rename reads only `args:unknown:` "
-        "fields, so a name that is not a str is never renamed onto a contract arg, whatever its spelling.",
+        "is one way): no tool has it, and nothing reads it.",
     ),
     "4.3": Rule(
         "call_tool",
@@ -313,7 +312,8 @@ RULES: dict[str, Rule] = {
         "is above max, an int of any size too; NaN is neither, so for NaN it may return None, or set the arg to "
         "any number within the bounds (min, max, or between). A fix returns a new args dict: the one in "
         '`state["args"]` is the caller\'s, and stays as it was. use_default_region sets DEFAULT_REGION whatever '
-        'the value was, a near miss (`"Busan"`) too.',
+        'the value was, a near miss (`"Busan"`) too. What rename_or_drop does with an arg name that is not a '
+        "str (`{1: 2}`) is yours: the lesson's names are strs, and the grade sends no other to a fix.",
         example=(
             "A fix reads the field the reason names as a top-level arg of the contract: for a dotted field such "
             "as where.min_qty it finds none, and cannot help. The grader calls each fix of your `FIXES` alone, "

@@ -361,9 +361,7 @@ def call_tool(name: str, args: dict) -> dict:
       door never fills it in), and none is added or dropped.
     - 4.2 A name that is not a str, or not in TOOLS, is `tool:unknown:<name>`; args that are not
       a dict are `args:shape:args`. A name that is not a str may be spelled your way after
-      `tool:unknown:` (`str(name)` is one way): no tool has it, and nothing reads it; stage 6's
-      rename reads only `args:unknown:` fields, so a name that is not a str is never renamed
-      onto a contract arg, whatever its spelling.
+      `tool:unknown:` (`str(name)` is one way): no tool has it, and nothing reads it.
     - 4.3 Args that check_args refuses are `args:<reason>`, and the body is not run.
     - 4.4 Any Exception from the body is `tool:raised:<ExceptionType>`. `<ExceptionType>` names
       the exception's class: `type(e).__name__` (`KeyError`), or a dotted name that ends in it
@@ -537,7 +535,9 @@ def field_of(reason: str) -> str:
 #   max, an int of any size too; NaN is neither, so for NaN it may return None, or set the arg
 #   to any number within the bounds (min, max, or between). A fix returns a new args dict: the
 #   one in `state["args"]` is the caller's, and stays as it was. use_default_region sets
-#   DEFAULT_REGION whatever the value was, a near miss (`"Busan"`) too.
+#   DEFAULT_REGION whatever the value was, a near miss (`"Busan"`) too. What rename_or_drop does
+#   with an arg name that is not a str (`{1: 2}`) is yours: the lesson's names are strs, and the
+#   grade sends no other to a fix.
 # BEGIN SOLUTION
 def use_default_region(state: RunState) -> dict:
     return {"args": {**state["args"], "region": DEFAULT_REGION}}

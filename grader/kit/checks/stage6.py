@@ -378,6 +378,8 @@ BODIES: dict[str, list[dict[str, Any]]] = {
     "raise": [{"raise": "KeyError"}],
     "flaky": [{"raise": "TimeoutError"}, {"return": {"sku": "A-100", "rows": [_ROW]}}],
     "accented": [{"return": {"sku": "É-100 à Jeju", "rows": [_ROW]}}],
+    # quotes, a backslash and a tab, which json.dumps and repr both escape: either spelling shows the text
+    "quoted": [{"return": {"sku": 'A-100 "Jeju" \\ \t', "rows": [_ROW]}}],
     # an extra key that is no str: check_result lets it be, json.dumps(..., sort_keys=True) cannot sort the keys
     "mixed_keys": [{"return": {"$intkeys": [["sku", "A-100"], ["rows", [_ROW]], [1, "extra"]]}}],
     # an extra key holding a list that holds itself: json.dumps raises ValueError (a circular reference), where
@@ -387,7 +389,7 @@ BODIES: dict[str, list[dict[str, Any]]] = {
     "huge_int": [{"return": {"sku": "A-100", "rows": [_ROW], "total": {"$power": [10, 4300]}}}],
 }
 # The answer's own bodies are 6.2's fixed cases alone: a draw of another check never meets them.
-ANSWER_BODIES = ("accented", "mixed_keys", "holds_itself", "huge_int")
+ANSWER_BODIES = ("accented", "quoted", "mixed_keys", "holds_itself", "huge_int")
 DRAWN_BODIES = tuple(body for body in BODIES if body not in ANSWER_BODIES)
 
 # The arg names a world's contracts use: far apart, so a misspelling is close to one only.
@@ -561,6 +563,7 @@ INCIDENTS = {
     "answers": (
         stock("good", None, (ASK, None), (ASK, 1)),
         stock("accented", None, (ASK, None)),
+        stock("quoted", None, (ASK, None)),
         stock("mixed_keys", None, (ASK, None)),
         stock("holds_itself", None, (ASK, None)),
         stock("huge_int", None, (ASK, None)),
