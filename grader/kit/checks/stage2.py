@@ -270,6 +270,11 @@ HINTS = {
     "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
     "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec has it.",
     "allowed": "A value must be one of the spec's allowed list: allowed:<arg>.",
+    "allowed bool": (
+        "The value is a bool, and the allowed list holds a number equal to it in Python (True == 1): yet bool "
+        "is never an int, in an allowed list too, so the bool is not allowed. The value and the allowed item "
+        "must be of the same kind as well as equal."
+    ),
     "path": (
         "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
         "is named by its list, at any depth (range:points)."
@@ -333,6 +338,8 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
                 return HINTS["nan"]
             if kind == "unknown" and holds_odd_name(contract, args):
                 return HINTS["non-str name"]
+            if kind == "allowed" and type(value) is bool:
+                return HINTS["allowed bool"]
             return HINTS.get(kind, "")
         return ""
     tail = got.partition(":")[2].split(".")[-1]

@@ -121,6 +121,8 @@ HINTS = {
     "unreported. A key's type decides before its value is compared or measured.",
     "raised": "check_result raised on a value a tool may send: it never raises. What it reads of a value "
     "(its keys, an item's keys, a comparison, a length) is read only once its type allows it.",
+    "dict subclass": "The value (or a row, or a key's value) is a dict subclass, an OrderedDict, as "
+    "json.loads(..., object_pairs_hook=OrderedDict) makes: it is a dict, and a test of the exact type refuses it.",
     "not a dict": "The value is not a dict (a list, a str, None): shape:result, decided before any key is read. "
     "A dict subclass, an OrderedDict, is a dict.",
     "extra": "Keys the spec does not mention are allowed: check what the contract names, and only that.",
@@ -177,6 +179,8 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
     if not reasons:  # a good value was refused: which edge?
         if type(got) is not str or not isinstance(value, dict):
             return ""
+        if got.startswith("shape:") and _holds_dict_subclass(value):
+            return HINTS["dict subclass"]
         kind, _, field = got.partition(":")
         if field == "result" or field not in returns:
             return HINTS["extra"] if set(value) - set(returns) else ""
@@ -240,6 +244,13 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
 
 
 _ABSENT = object()
+
+
+def _holds_dict_subclass(value) -> bool:
+    """Is value, or a value or an item of a list inside it, an instance of a dict subclass?"""
+    if isinstance(value, dict):
+        return type(value) is not dict or any(map(_holds_dict_subclass, value.values()))
+    return isinstance(value, list) and any(map(_holds_dict_subclass, value))
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────

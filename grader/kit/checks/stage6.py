@@ -269,6 +269,12 @@ RUN_HINTS = {
     "exact.",
     "rename": "rename_or_drop renames only onto a contract arg not given yet: {arg!r} was given ({given}), so "
     "the misspelt name is dropped and {arg!r} stays as the caller gave it.",
+    "starts": "{reason} has no fix: neither the full reason nor its <stage>:<check> prefix is a key of FIXES. "
+    "A key it merely starts with is another reason's fix (args:allowed:region is region's), so the run gives "
+    "up after one call.",
+    "one field": "Here two fields fail ({reasons}): each reason's fix repairs its own field and calls again, "
+    "one call a reason. This run answered after another number of calls: a fix changed more than the field "
+    "its reason names.",
     "prefix": "A fix is looked up by the full reason, then by its <stage>:<check> prefix, the reason's first "
     "two parts: a field may hold ':' itself (args:unknown:sku: has the prefix args:unknown), so the prefix is "
     "not everything before the last ':'.",
@@ -290,6 +296,11 @@ def run_hint(req, how, shared: bool, state: dict, problem: str, result: dict) ->
             kept = arg in state["args"] and values.same(state["args"][arg], value)
             if kept and not values.same(got["args"].get(arg), value):
                 return RUN_HINTS["rename"].format(arg=arg, given=py(value))
+    if _starts_a_fix_key(state["reasons"]) and got.get("attempts") != state["attempts"]:
+        return RUN_HINTS["starts"].format(reason=_starts_a_fix_key(state["reasons"]))
+    answered_sooner = got.get("status") == state["status"] == "answered" and got.get("attempts") != state["attempts"]
+    if answered_sooner and sum(reason.startswith("args:") for reason in state["reasons"]) > 1:
+        return RUN_HINTS["one field"].format(reasons=", ".join(state["reasons"]))
     fields = [reason.split(":", 2)[-1] for reason in state["reasons"]]
     if any(":" in field for field in fields) and got.get("status") != state["status"]:
         return RUN_HINTS["prefix"]
@@ -297,6 +308,18 @@ def run_hint(req, how, shared: bool, state: dict, problem: str, result: dict) ->
     if huge and got.get("status") != state["status"]:
         return RUN_HINTS["huge"]
     return answer_hint(state, problem)
+
+
+FIX_KEYS = ("args:allowed:region", "args:range", "args:unknown", "result:too_big")  # the lesson's FIXES
+
+
+def _starts_a_fix_key(reasons: list) -> str:
+    """A reason that starts with a key of the lesson's FIXES without being it or having it as its prefix."""
+    for reason in reasons:
+        prefix = ":".join(reason.split(":")[:2])
+        if any(reason.startswith(key) and key not in (reason, prefix) for key in FIX_KEYS):
+            return reason
+    return ""
 
 
 def _huge(value) -> bool:
