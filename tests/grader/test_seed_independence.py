@@ -41,12 +41,12 @@ def broken(name: str, folder: Path) -> Path:
     return path
 
 
-WHOLE = {
-    "reference": lambda folder: REFERENCE,
-    # every module written without the reference: the correct ones, and the beginners' as handed in, each
-    # real bug still in it (tests/submissions/beginner/table.py): the bug's check fails at every seed or none
+# The reference, and every module written without it: the correct ones, and the beginners' as handed in,
+# each real bug still in it (tests/submissions/beginner/table.py): a bug's check fails at every seed or none.
+WHOLE: dict[str, Path] = {
+    "reference": REFERENCE,
     **{
-        f"{path.parent.name}/{path.stem}": lambda folder, path=path: path
+        f"{path.parent.name}/{path.stem}": path
         for kind in ("correct", "beginner")
         for path in sorted((SUBMISSIONS / kind).glob("*.py"))
         if path.name != "table.py"
@@ -60,8 +60,8 @@ def reference_verdicts(seed: int) -> dict[str, bool]:
 
 
 @pytest.mark.parametrize("name", sorted(WHOLE))
-def test_every_seed_gives_the_same_verdicts(name, tmp_path):
-    path = WHOLE[name](tmp_path)
+def test_every_seed_gives_the_same_verdicts(name):
+    path = WHOLE[name]
     first = verdicts(path, SEEDS[0])
     for seed in SEEDS[1:]:
         assert verdicts(path, seed) == first, f"seed {seed} against seed {SEEDS[0]}"
