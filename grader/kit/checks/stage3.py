@@ -419,14 +419,17 @@ def eta(*values) -> Case:
 
 INCIDENTS = {  # in each, the smallest first: the first failing value is the one shown
     "good": (
-        one(ALL_RETURNS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"k": 1}}),
-        eta({**JEJU, "days": 5, "note": "extra keys are fine"}, {**JEJU, "days": 3}),
-        stock({"sku": "A-100", "rows": [ROW], "warehouse": "seoul-1"}),
         # a dict subclass is a dict: the value, a row, a dict key (json.loads(..., object_pairs_hook=OrderedDict))
+        one(
+            ALL_RETURNS,
+            {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"k": 1}},
+            {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"$ordered": [["k", 1]]}},
+        ),
+        eta({**JEJU, "days": 5, "note": "extra keys are fine"}, {**JEJU, "days": 3}),
         stock(
+            {"sku": "A-100", "rows": [ROW], "warehouse": "seoul-1"},
             {"$ordered": [["sku", "A-100"], ["rows", [{"$ordered": [["region", "seoul"], ["qty", 5]]}]]]},
         ),
-        one(ALL_RETURNS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"$ordered": [["k", 1]]}}),
     ),
     "not a dict": (
         one({"sku": {"type": "str"}}, None, "in stock", 3, [{"sku": "A-100"}], {"$tuple": ["sku"]}, {"$set": [1]}),
