@@ -61,7 +61,10 @@ RULES: dict[str, Rule] = {
         "Every name in `args` that the contract does not have is `unknown:<name>`, even a name that is not a str:"
         ' `{1: 2}` gives `unknown:1`. Inside a dict arg too: `{"where": {1: 2}}` gives `unknown:where.1`. After '
         "`unknown:` a name that is not a str may be spelled your way (`str(name)` is one way), so long as it "
-        "names no field of the contract.",
+        'names no field of the contract; where `str(name)` would (a name `1` beside a field named `"1"`), the '
+        "lesson does not say, and any reason is right. `check_args` is called with a tool of TOOLS and a dict "
+        "(the door sees to both): "
+        "for an unknown tool or args that are not a dict, what it does is yours.",
     ),
     "2.3": Rule(
         "check_args",
@@ -82,7 +85,10 @@ RULES: dict[str, Rule] = {
     ),
     "2.6": Rule(
         "check_args",
-        "A value that is not in the arg's allowed list is `allowed:<arg>`.",
+        "A value that is not in the arg's allowed list is `allowed:<arg>`, compared with its type: `bool` is "
+        "never an int here either, so `True` is not allowed where `1` is (though `True == 1` in Python), nor `1` "
+        "where `True` is. Whether an int equals a float of the same value (`1` against an allowed `1.0`) is "
+        "yours: the lesson does not decide it, and the grade accepts either.",
     ),
     "2.7": Rule(
         "check_args",
@@ -104,7 +110,8 @@ RULES: dict[str, Rule] = {
     ),
     "3.2": Rule(
         "check_result",
-        "A value that is not a dict is `shape:result`.",
+        "A value that is not a dict is `shape:result`. A dict subclass (an `OrderedDict`, as "
+        "`json.loads(..., object_pairs_hook=OrderedDict)` gives) is a dict, as a value, a row or a key's value.",
     ),
     "3.3": Rule(
         "check_result",
@@ -114,7 +121,8 @@ RULES: dict[str, Rule] = {
     "3.4": Rule(
         "check_result",
         "An empty list, dict or str is `empty:<key>` unless the spec says `allow_empty=True`, in an `any` key "
-        "too; `0`, `False` and `None` are not empty.",
+        'too; `0`, `False` and `None` are not empty. An empty tuple, set or bytes (`()`, `set()`, `b""`) in an '
+        "`any` key is no JSON value a tool sends: calling it empty or not is yours.",
     ),
     "3.5": Rule(
         "check_result",
@@ -136,15 +144,19 @@ RULES: dict[str, Rule] = {
     ),
     "3.8": Rule(
         "check_result",
-        "`check_result` never raises: a set, bytes, an object or a dict with int keys where a key's value should "
-        "be still gets `None` or a reason. A value that breaks a rule never gets `None`, whatever another key "
-        "holds: beside a value whose `==` raises, a reason or that `TypeError` is right (the door refuses "
-        "either), `None` is not: an `except` that answers `None` passes what it could not check.",
+        "`check_result` never raises on a value JSON could send, nor on a set, bytes, an object or a dict with "
+        "int keys where a key's value should be: each gets `None` or a reason. A value that breaks a rule never "
+        'gets `None`, whatever another key holds. The one exception to "never raises": beside a value whose '
+        "own `==` raises (no JSON value does), letting that `TypeError` out is right too, and so is a reason "
+        "(the door refuses either); `None` is not: an `except` that answers `None` passes what it could not "
+        "check.",
     ),
     "4.1": Rule(
         "call_tool",
         'Returns exactly `{"ok": bool, "value": ..., "error": str | None}`. ok is True only when every check '
-        'passes: `{"ok": True, "value": value, "error": None}`. A failure has value None and its reason as error.',
+        'passes: `{"ok": True, "value": value, "error": None}`. A failure has value None and its reason as error. '
+        "The body is called with exactly the args given, as keywords: an optional arg left out stays out (its "
+        "`default` is documentation only: the door never fills it in), and none is added or dropped.",
     ),
     "4.2": Rule(
         "call_tool",
@@ -179,7 +191,8 @@ RULES: dict[str, Rule] = {
     "5.1": Rule(
         "memo_key",
         "Equal for args equal up to key order, nested too. A str name and dict args JSON holds exactly always get"
-        " a key, whatever their strs say.",
+        " a key, whatever their strs say. `-0.0` and `0.0` are equal floats that JSON writes apart: one key "
+        "for both, or two, is yours (a second key only costs a body run).",
         example=('`memo_key("t", {"sku": "NaN-1"})` is a key.'),
     ),
     "5.2": Rule(
@@ -223,9 +236,11 @@ RULES: dict[str, Rule] = {
     "6.2": Rule(
         "run",
         'A call that succeeds goes straight to answer: status "answered", one door call, through the memo run is '
-        "given. The answer is a sentence that shows the ok value's text as it is (non-ASCII letters such as É "
-        "too, never escaped), and a value JSON cannot show (keys of mixed types, a list that holds itself, an int"
-        " of over 4,300 digits) is answered too.",
+        "given. The answer is a sentence that shows the ok value's text: every str in it, keys too, as it is "
+        "(non-ASCII letters such as É too, never escaped), or with the escapes `json.dumps` or `repr` write for "
+        "quotes, backslashes and control characters (those are not letters). A value JSON cannot show (keys of "
+        "mixed types, a list that holds itself) is answered with its text too, as `repr` writes it; one that "
+        "holds an int of over 4,300 digits, which nothing in Python prints, with any sentence.",
         example=(
             'Its wording is yours: `json.dumps(value, ensure_ascii=False)` or a repr both show `"É"`; '
             '`json.dumps` alone writes `\\u00c9`, raises `TypeError` on `{"sku": "A-100", 1: "extra"}` with '
@@ -237,8 +252,8 @@ RULES: dict[str, Rule] = {
     ),
     "6.3": Rule(
         "run",
-        "A fix is looked up by the full reason, then by its `<stage>:<check>` prefix; a fixable reason takes the "
-        "fix edge and calls again.",
+        "A fix is looked up by the full reason, then by its `<stage>:<check>` prefix, never by how a reason "
+        "starts: `args:allowed:region_code` has no fix; a fixable reason takes the fix edge and calls again.",
         example=(
             'Under every seed it also sends `{"sku": "A-100", "skuu": "B-200", ...}`, which must be answered '
             "about A-100; a misspelt `sku:`, whose reason `args:unknown:sku:` has the prefix `args:unknown`; and "
@@ -294,8 +309,11 @@ RULES: dict[str, Rule] = {
         "and every other arg the caller gave stays as it was: rename_or_drop renames onto a contract arg not "
         'given yet, else drops the name; switch_to_upgrade returns None (or `{"tool": None}`) when the tool has '
         "no upgrade, and never raises. clamp_into_range sets the arg to min when it is below min, to max when it "
-        "is above max, an int of any size too; NaN is neither, so for NaN it may return None, or set min, or max "
-        "when there is no min.",
+        "is above max, an int of any size too; NaN is neither, so for NaN it may return None, or set the arg to "
+        "any number within the bounds (min, max, or between). A fix returns a new args dict: the one in "
+        '`state["args"]` is the caller\'s, and stays as it was. use_default_region sets DEFAULT_REGION whatever '
+        'the value was, a near miss (`"Busan"`) too. What rename_or_drop does with an arg name that is not a '
+        "str (`{1: 2}`) is yours: the lesson's names are strs, and the grade sends no other to a fix.",
         example=(
             "A fix reads the field the reason names as a top-level arg of the contract: for a dotted field such "
             "as where.min_qty it finds none, and cannot help. The grader calls each fix of your `FIXES` alone, "

@@ -176,7 +176,10 @@ def check_args(name: str, args: dict) -> str | None:
     - 2.2 Every name in `args` that the contract does not have is `unknown:<name>`, even a name
       that is not a str: `{1: 2}` gives `unknown:1`. Inside a dict arg too: `{"where": {1: 2}}`
       gives `unknown:where.1`. After `unknown:` a name that is not a str may be spelled your way
-      (`str(name)` is one way), so long as it names no field of the contract.
+      (`str(name)` is one way), so long as it names no field of the contract; where `str(name)`
+      would (a name `1` beside a field named `"1"`), the lesson does not say, and any reason is
+      right. `check_args` is called with a tool of TOOLS and a dict (the door sees to both): for
+      an unknown tool or args that are not a dict, what it does is yours.
     - 2.3 A required arg (`required` is `True` unless the spec says `False`) that is absent is
       `missing:<arg>`; an absent optional arg is fine, and a present arg is never missing, even
       when its value is `None`, `0`, `False` or an empty str.
@@ -186,7 +189,11 @@ def check_args(name: str, args: dict) -> str | None:
       arg with no `min` and no `max` lets NaN through. An int too big for a float, such as
       `10 ** 400`, is compared as it is: above `max` it is `range:<arg>`, and it never makes
       `check_args` raise.
-    - 2.6 A value that is not in the arg's allowed list is `allowed:<arg>`.
+    - 2.6 A value that is not in the arg's allowed list is `allowed:<arg>`, compared with its
+      type: `bool` is never an int here either, so `True` is not allowed where `1` is (though
+      `True == 1` in Python), nor `1` where `True` is. Whether an int equals a float of the same
+      value (`1` against an allowed `1.0`) is yours: the lesson does not decide it, and the
+      grade accepts either.
     - 2.7 Inside a nested arg the field is a dotted path: `type:filter.color`. An item of a list
       arg, at any depth, is named by its list: `range:points`. Every rule of the item spec holds
       for each item, allowed too: `allowed:skus`. Naming the item's position as well
@@ -217,8 +224,8 @@ def check_arg_fields(specs: dict, args: dict, prefix: str) -> str | None:
             return f"type:{prefix}{arg}"
         if not in_range(value, spec):
             return f"range:{prefix}{arg}"
-        if "allowed" in spec and value not in spec["allowed"]:
-            return f"allowed:{prefix}{arg}"
+        if "allowed" in spec and not any(type(value) is type(item) and value == item for item in spec["allowed"]):
+            return f"allowed:{prefix}{arg}"  # True == 1 in Python, yet bool is never an int: the types must agree
         if kind == "dict" and "properties" in spec:  # named keys: checked as args are
             reason = check_arg_fields(spec["properties"], value, prefix=f"{prefix}{arg}.")
             if reason:
@@ -276,12 +283,16 @@ def check_result(name: str, value: Any) -> str | None:
 
     - 3.1 `check_result` reads `TOOLS[name]` when it is called, and returns `None` when `value`
       meets its returns spec. Keys the spec does not mention are allowed.
-    - 3.2 A value that is not a dict is `shape:result`.
+    - 3.2 A value that is not a dict is `shape:result`. A dict subclass (an `OrderedDict`, as
+      `json.loads(..., object_pairs_hook=OrderedDict)` gives) is a dict, as a value, a row or a
+      key's value.
     - 3.3 A key of the spec that is missing, or a value of the wrong type, is `shape:<key>`:
       `True` is not an int, `4.0` is not an int, an int is a fine float (`total=10` passes), and
       an `any` key takes every type.
     - 3.4 An empty list, dict or str is `empty:<key>` unless the spec says `allow_empty=True`,
-      in an `any` key too; `0`, `False` and `None` are not empty.
+      in an `any` key too; `0`, `False` and `None` are not empty. An empty tuple, set or bytes
+      (`()`, `set()`, `b""`) in an `any` key is no JSON value a tool sends: calling it empty or
+      not is yours.
     - 3.5 A list longer than `max_len` is `too_big:<key>`; exactly `max_len` items pass.
     - 3.6 A number outside `min..max` is `range:<key>` (both bounds inclusive), NaN too; a float
       key with no `min` and no `max` lets NaN through, and so does an `any` key. An int too big
@@ -291,11 +302,12 @@ def check_result(name: str, value: Any) -> str | None:
       too, and the field is its dotted path: `range:rows.qty`; an item that is not a dict is
       `shape:<key>`. Naming the item's position as well (`range:rows.1.qty`,
       `range:rows[1].qty`) is right too: no later stage reads what follows the list's name.
-    - 3.8 `check_result` never raises: a set, bytes, an object or a dict with int keys where a
-      key's value should be still gets `None` or a reason. A value that breaks a rule never gets
-      `None`, whatever another key holds: beside a value whose `==` raises, a reason or that
-      `TypeError` is right (the door refuses either), `None` is not: an `except` that answers
-      `None` passes what it could not check.
+    - 3.8 `check_result` never raises on a value JSON could send, nor on a set, bytes, an object
+      or a dict with int keys where a key's value should be: each gets `None` or a reason. A
+      value that breaks a rule never gets `None`, whatever another key holds. The one exception
+      to "never raises": beside a value whose own `==` raises (no JSON value does), letting that
+      `TypeError` out is right too, and so is a reason (the door refuses either); `None` is not:
+      an `except` that answers `None` passes what it could not check.
     """
     # BEGIN SOLUTION
     if not isinstance(value, dict):
@@ -344,7 +356,9 @@ def call_tool(name: str, args: dict) -> dict:
 
     - 4.1 Returns exactly `{"ok": bool, "value": ..., "error": str | None}`. ok is True only
       when every check passes: `{"ok": True, "value": value, "error": None}`. A failure has
-      value None and its reason as error.
+      value None and its reason as error. The body is called with exactly the args given, as
+      keywords: an optional arg left out stays out (its `default` is documentation only: the
+      door never fills it in), and none is added or dropped.
     - 4.2 A name that is not a str, or not in TOOLS, is `tool:unknown:<name>`; args that are not
       a dict are `args:shape:args`. A name that is not a str may be spelled your way after
       `tool:unknown:` (`str(name)` is one way): no tool has it, and nothing reads it.
@@ -397,7 +411,9 @@ def memo_key(name: str, args: dict) -> str | None:
     The rules, as the grader judges them:
 
     - 5.1 Equal for args equal up to key order, nested too. A str name and dict args JSON holds
-      exactly always get a key, whatever their strs say.
+      exactly always get a key, whatever their strs say. `-0.0` and `0.0` are equal floats that
+      JSON writes apart: one key for both, or two, is yours (a second key only costs a body
+      run).
     - 5.2 Two different calls never share a key: 1, 1.0 and True give different keys, and so do
       two tool names. memo_key never raises: a name that is not a str, args that are not a dict
       and ints of more than 14,000 bits may get None or a key of their own.
@@ -516,8 +532,12 @@ def field_of(reason: str) -> str:
 #   rename_or_drop renames onto a contract arg not given yet, else drops the name;
 #   switch_to_upgrade returns None (or `{"tool": None}`) when the tool has no upgrade, and never
 #   raises. clamp_into_range sets the arg to min when it is below min, to max when it is above
-#   max, an int of any size too; NaN is neither, so for NaN it may return None, or set min, or
-#   max when there is no min.
+#   max, an int of any size too; NaN is neither, so for NaN it may return None, or set the arg
+#   to any number within the bounds (min, max, or between). A fix returns a new args dict: the
+#   one in `state["args"]` is the caller's, and stays as it was. use_default_region sets
+#   DEFAULT_REGION whatever the value was, a near miss (`"Busan"`) too. What rename_or_drop does
+#   with an arg name that is not a str (`{1: 2}`) is yours: the lesson's names are strs, and the
+#   grade sends no other to a fix.
 # BEGIN SOLUTION
 def use_default_region(state: RunState) -> dict:
     return {"args": {**state["args"], "region": DEFAULT_REGION}}
@@ -629,8 +649,11 @@ def answer(state: RunState) -> dict:
     # BEGIN SOLUTION
     try:
         value = json.dumps(state["result"]["value"], sort_keys=True, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):  # mixed key types cannot be sorted; 4301-digit ints cannot print
-        value = "a value JSON cannot show"
+    except (TypeError, ValueError):  # mixed key types cannot be sorted, a list that holds itself: repr writes both
+        try:
+            value = repr(state["result"]["value"])
+        except ValueError:  # an int of over 4300 digits: Python prints it nowhere
+            value = "a value holding an int too long to print"
     return {"status": "answered", "answer": f"{state['tool']} answered: {value}", "path": ["answer"]}
     # END SOLUTION
 
@@ -674,11 +697,15 @@ def run(request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None
     The rules, as the grader judges them:
 
     - 6.2 A call that succeeds goes straight to answer: status "answered", one door call,
-      through the memo run is given. The answer is a sentence that shows the ok value's text as
-      it is (non-ASCII letters such as É too, never escaped), and a value JSON cannot show (keys
-      of mixed types, a list that holds itself, an int of over 4,300 digits) is answered too.
-    - 6.3 A fix is looked up by the full reason, then by its `<stage>:<check>` prefix; a fixable
-      reason takes the fix edge and calls again.
+      through the memo run is given. The answer is a sentence that shows the ok value's text:
+      every str in it, keys too, as it is (non-ASCII letters such as É too, never escaped), or
+      with the escapes `json.dumps` or `repr` write for quotes, backslashes and control
+      characters (those are not letters). A value JSON cannot show (keys of mixed types, a list
+      that holds itself) is answered with its text too, as `repr` writes it; one that holds an
+      int of over 4,300 digits, which nothing in Python prints, with any sentence.
+    - 6.3 A fix is looked up by the full reason, then by its `<stage>:<check>` prefix, never by
+      how a reason starts: `args:allowed:region_code` has no fix; a fixable reason takes the fix
+      edge and calls again.
     - 6.4 A reason with no fix (result:empty above all) goes straight to give_up: one door call.
     - 6.5 A reason that comes back, or a fix that cannot help, gives up: a fix cannot help when
       it returns None (no upgrade) or when its field is not an arg of the contract (a dotted

@@ -28,6 +28,7 @@ _IMPORTS = {  # names a shown input may use that are not the student's module's
     "decode": "from grader.kit.boundary.values import decode  # builds a value JSON has no word for",
     "change_everything_in": "from grader.kit.boundary.values import mutate as change_everything_in",
     "suppress": "from contextlib import suppress",
+    "OrderedDict": "from collections import OrderedDict  # a dict subclass: a dict all the same",
 }
 _DEFINED = {
     "holding_itself": "def holding_itself(items):  # a list that holds itself: Python prints it [..., [...]]\n"
@@ -39,6 +40,7 @@ _RECURSION_LIMIT = [  # grader/kit/boundary/runner.py's _langgraph_default_limit
     "langgraph_config.DEFAULT_RECURSION_LIMIT = "
     f"type(langgraph_config.DEFAULT_RECURSION_LIMIT)({LANGGRAPH_DEFAULT_LIMIT})",
 ]
+_READS_NO_TOOLS = ("memo_key", "is_json")  # a failing call of these is shown without the table: they never read it
 _TOUCHY = values.py({"$touchy": 0})  # "Touchy()  # its ... raise TypeError": a comment that would end the call
 _LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception
 
@@ -50,14 +52,15 @@ def pasteable(req: dict, observation: dict, setting: str, mismatch: "Mismatch") 
     written, call = setting, _call_source(mismatch.call)
     calls, results = req.get("calls", []), observation.get("results", [])
     core: list[str] = []
-    if "table" in req:
+    at = _failing_call(calls, results, mismatch)
+    alone = at is not None and calls[at].get("fn") in _READS_NO_TOOLS  # nothing set before it changes its answer
+    if "table" in req and not alone:
         core += _table_source(_used(req["table"], setting))
         # the check's picture of the table gives way to the table itself; whatever else it set (memo = {}) stays
         setting = "\n".join(line for line in setting.splitlines() if not line.lstrip("# ").startswith("TOOLS"))
     core += [setting] if setting else []
-    at = _failing_call(calls, results, mismatch)
     earlier = []
-    if at and _leaves_state(req):
+    if at and _leaves_state(req) and not alone:
         earlier.append("# what the grader called before it, in the same request: the bodies and the memo remember it")
         earlier += [_earlier_call(calls[i], results[i] if i < len(results) else {}) for i in range(at)]
     spy_names = {name for name in _spelled(calls, "$spy") if type(name) is str}
@@ -76,7 +79,7 @@ def pasteable(req: dict, observation: dict, setting: str, mismatch: "Mismatch") 
     own = [name for name in names if name not in _IMPORTS]
     lines = [f"from agtool.tools import {', '.join(own)}"] if own else []
     lines += [_IMPORTS[name] for name in names if name in _IMPORTS]
-    if "recursion" in mismatch.got.lower():  # what came back is LangGraph's limit: set it as the grade does
+    if req.get("stage") == 6 and "recursion" in mismatch.got.lower():  # LangGraph's limit: set as the grade does
         lines += _RECURSION_LIMIT
     shown = "\n".join([*lines, *body])
     try:
@@ -102,11 +105,19 @@ def _table_source(table: dict) -> list[str]:
     lines = ["TOOLS.clear()  # the grader's table in place of yours, until tools.py is imported again"]
     for name, entry in table.items():
         description = entry.get("description", f"the tool {name}")
-        lines.append(f"TOOLS[{name!r}] = {{'fn': Spy({_literal(entry['body'])}), 'description': {description!r}}}")
+        spy = _call_source(f"Spy([{', '.join(map(_step_source, entry['body']))}])")  # a list that holds itself built
+        lines.append(f"TOOLS[{name!r}] = {{'fn': {spy}, 'description': {description!r}}}")
         lines += [f"TOOLS[{name!r}][{part!r}] = {_source(entry[part])}" for part in ("args", "returns")]
         if "upgrade" in entry:
             lines.append(f"TOOLS[{name!r}]['upgrade'] = {_source(entry['upgrade'])}")
     return lines
+
+
+def _step_source(step: dict) -> str:
+    """A spy's step as Python: what it returns written as a student would type it (10 ** 4300, {'new'})."""
+    if "return" in step:
+        return "{'return': " + values.py(step["return"], 10**9) + "}"
+    return _literal(step)
 
 
 def _literal(value: Any) -> str:

@@ -15,6 +15,7 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 
+from agtool.syllabus import STAGES
 from grader.kit import oracle_access, public
 from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import Grade, grade
@@ -83,10 +84,30 @@ def check(stage: int, path: str | Submission | None = None, seed: int = 0) -> Ch
         )
     if not public.FILE.exists():
         return CheckReport(problem=f"check(): {public.FILE} is missing; get the kit again")
-    return CheckReport(
-        grade(submission, LocalSession, stages=(stage,), probes=public.load(stages=(stage,))),
-        note=public_note(stage),
-        replay=replay,
+    graded = _public_grade(submission, stage)
+    causes = earlier_causes(submission, stage) if graded.score < graded.max_score else ""
+    return CheckReport(graded, note=" ".join(filter(None, (public_note(stage), causes))), replay=replay)
+
+
+def _public_grade(submission: Submission, stage: int) -> Grade:
+    """One stage judged on the kit's public probes, on the student's own earlier stages."""
+    return grade(submission, LocalSession, stages=(stage,), probes=public.load(stages=(stage,)))
+
+
+def earlier_causes(submission: Submission, stage: int) -> str:
+    """In the kit, where a failure of `stage` may come from: each earlier stage it runs (2 up to it) that fails
+    its own public probes, by what it writes and its failing checks; "" when they all pass. The grade puts
+    trusted stages in their place, so there a failure is always the stage's own."""
+    said = []
+    for earlier in range(2, stage):
+        failed = [result.check.label for result in _public_grade(submission, earlier).results if not result.passed]
+        if failed:
+            said.append(f"stage {earlier}'s {STAGES[earlier].writes} fails {', '.join(failed)}")
+    if not said:
+        return ""
+    return (
+        f"Stage {stage} runs your earlier stages, and {'; '.join(said)} on its own probes: a failure below may "
+        f"be {'that' if len(said) == 1 else 'those'}, not stage {stage}'s. Fix the earlier stage first (check(N))."
     )
 
 

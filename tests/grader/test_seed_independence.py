@@ -3,9 +3,10 @@
 A student who hands in the same file twice must get the same grade: for every rule
 the spec states, the check that owns it runs fixed cases that expose a violation
 of that rule under any seed, and the random draws only add to them. Judged on the
-reference, the correct module written another way and every broken submission
-(in-process, as tests/grader/test_grader_core.py does), and on the hostile submissions
-in the real sandbox.
+reference, every module of tests/submissions/correct/ and tests/submissions/beginner/
+(the beginners' with their real bugs in: a clamp that repairs every out-of-range arg
+once lost 6.3 at some seeds only) and every broken submission (in-process, as
+tests/grader/test_grader_core.py does), and on the hostile submissions in the real sandbox.
 
 A broken submission differs from the reference in one stage. Every other stage is
 probed with the grader's trusted earlier stages standing in, so there it runs the
@@ -40,9 +41,16 @@ def broken(name: str, folder: Path) -> Path:
     return path
 
 
-WHOLE = {
-    "reference": lambda folder: REFERENCE,
-    "correct/other_way": lambda folder: SUBMISSIONS / "correct" / "other_way.py",
+# The reference, and every module written without it: the correct ones, and the beginners' as handed in,
+# each real bug still in it (tests/submissions/beginner/table.py): a bug's check fails at every seed or none.
+WHOLE: dict[str, Path] = {
+    "reference": REFERENCE,
+    **{
+        f"{path.parent.name}/{path.stem}": path
+        for kind in ("correct", "beginner")
+        for path in sorted((SUBMISSIONS / kind).glob("*.py"))
+        if path.name != "table.py"
+    },
 }
 
 
@@ -52,8 +60,8 @@ def reference_verdicts(seed: int) -> dict[str, bool]:
 
 
 @pytest.mark.parametrize("name", sorted(WHOLE))
-def test_every_seed_gives_the_same_verdicts(name, tmp_path):
-    path = WHOLE[name](tmp_path)
+def test_every_seed_gives_the_same_verdicts(name):
+    path = WHOLE[name]
     first = verdicts(path, SEEDS[0])
     for seed in SEEDS[1:]:
         assert verdicts(path, seed) == first, f"seed {seed} against seed {SEEDS[0]}"

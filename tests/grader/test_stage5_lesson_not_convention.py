@@ -50,6 +50,23 @@ class Variant:
 
 CHOICES = [
     Variant(
+        "-0.0 and 0.0 share a key (equal floats; JSON writes them apart)",
+        (
+            (
+                '    return f"{name} {json.dumps(args, sort_keys=True)}"',
+                '    return f"{name} {json.dumps(unsigned_zeros(args), sort_keys=True)}"',
+            ),
+            (
+                "\ndef is_json(",
+                "\ndef unsigned_zeros(value):\n"
+                "    if type(value) is float and value == 0:\n        return 0.0\n"
+                "    if type(value) is list:\n        return [unsigned_zeros(item) for item in value]\n"
+                "    if type(value) is dict:\n        return {k: unsigned_zeros(v) for k, v in value.items()}\n"
+                "    return value\n\n\ndef is_json(",
+            ),
+        ),
+    ),
+    Variant(
         "no key for args that are not a dict (the door refuses them: no memo keeps them)",
         (
             (
@@ -163,7 +180,7 @@ BUGS = [
             ),
         ),
         {"5.2"},
-        ("'t12' and 't12'", "space"),
+        ("'t12' and 't12'", "apart"),
     ),
     (
         "json.dumps catches ValueError only: an ok value with a set raises TypeError",

@@ -111,16 +111,28 @@ BUGS = [
         says="OverflowError",
     ),
     variant(
-        "NaN lands on max when min is 0 (spec.get('min') or spec.get('max'))",
+        "NaN lands on max when min is 0 (spec.get('min') or spec.get('max')): a number within the bounds",
         (CLAMP_IF, '    if value != value:\n        value = spec.get("min") or spec.get("max")\n    el' + CLAMP_IF[4:]),
+    ),
+    variant(
+        "NaN lands on the middle of its bounds",
+        (
+            CLAMP_IF,
+            '    if value != value and "min" in spec and "max" in spec:\n'
+            '        value = (spec["min"] + spec["max"]) / 2\n    el' + CLAMP_IF[4:],
+        ),
+    ),
+    variant(
+        "NaN lands outside its bounds (below min)",
+        (CLAMP_IF, '    if value != value and "min" in spec:\n        value = spec["min"] - 1\n    el' + CLAMP_IF[4:]),
         fails=("6.8",),
-        says="a min of 0 is a min too",
+        says="within the bounds",
     ),
     variant(
         "memo or {} replaces the caller's empty memo",
         ("memo={} if memo is None else memo,", "memo=memo or {},"),
         fails=("6.2",),
-        says="memo is None",
+        says="empty dict",
     ),
     variant(
         "switch_to_upgrade raises KeyError when there is no upgrade",

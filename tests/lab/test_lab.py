@@ -47,6 +47,26 @@ def test_examples_compare_type_and_value_all_the_way_down():
     assert "<table>" in table._repr_html_()
 
 
+def test_examples_accept_every_spelling_the_rules_allow_and_no_other():
+    """As the grade judges it: an item's position after its list, a dotted exception name, any spelling of a
+    tool name that is no str; a str name spelt as it is, and another check's reason, are still wrong."""
+
+    def door(name, reason):
+        return {"ok": False, "value": None, "error": reason}
+
+    rows = [
+        ((["stock_lookup"], "tool:unknown:list(['stock_lookup'])"), door(0, "tool:unknown:['stock_lookup']")),
+        (("stock_v3", "tool:unknown:'stock_v3'"), door(0, "tool:unknown:stock_v3")),
+        (("t", "tool:raised:builtins.KeyError"), door(0, "tool:raised:KeyError")),
+        (("t", "tool:raised:builtins.KeyErrorX"), door(0, "tool:raised:KeyError")),
+        (("t", "result:range:rows.1.qty"), door(0, "result:range:rows.qty")),
+        (("t", "result:range:rows[1].qty"), door(0, "result:range:rows.qty")),
+        (("t", "result:empty:rows"), door(0, "result:range:rows.qty")),
+    ]
+    assert lab.examples(door, rows).marks() == ["✓", "✗", "✓", "✗", "✓", "✓", "✗"]
+    assert lab.examples(lambda reason: reason, [(("range:points.1",), "range:points")]).marks() == ["✓"]
+
+
 def test_examples_say_once_that_a_stage_is_not_written():
     def stub(_):
         raise NotImplementedError("Stage 2: check_args — see notebooks/02_check_args.ipynb")

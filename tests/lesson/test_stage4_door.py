@@ -24,7 +24,7 @@ def test_a_spy_counts_exactly_the_runs_it_records():
     A raising run is a run; a positional arg (a picker's request) is kept under its index; a run the
     parent does for the submission's process (step) records None, as its args stay in that process.
     """
-    body = Spy(steps=[{"return": {"$tuple": [1]}}, {"raise": "KeyError"}])
+    body = Spy(steps=[{"return": (1,)}, {"raise": "KeyError"}])
     assert body(sku="A-100") == (1,) == body.last
     with pytest.raises(KeyError):
         body({"tool": "stock_lookup"})

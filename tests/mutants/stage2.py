@@ -60,8 +60,15 @@ MUTANTS = [
     ),
     mutant(
         "allowed ignored",
-        'if "allowed" in spec and value not in spec["allowed"]:\n            return f"allowed',
+        'if "allowed" in spec and not any(type(value) is type(item) and value == item for item in spec["allowed"]):\n'
+        '            return f"allowed',
         'if False:\n            return f"allowed',
+        "2.6",
+    ),
+    mutant(
+        "allowed tested with == (True passes where allowed holds 1)",
+        "not any(type(value) is type(item) and value == item for item in",
+        "not any(value == item for item in",
         "2.6",
     ),
     mutant("missing ignored", '                return f"missing:{prefix}{arg}"', "                pass", "2.3"),

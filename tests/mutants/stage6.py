@@ -46,12 +46,8 @@ MUTANTS = [
         '    "result:too_big": switch_to_upgrade,\n    "result:empty": lambda state: {"tool": state["tool"]},\n',
         "6.4",
     ),
-    mutant(
-        "clamp to max for NaN",
-        'if "min" in spec and not value >= spec["min"]:  # NaN lands on min',
-        'if "min" in spec and value < spec["min"]:',
-        "6.8",
-    ),
+    # "clamp to max for NaN" (value < spec["min"]: NaN falls through to max) is right since issue 33: NaN may
+    # be set to any number within the bounds (6.8).
     mutant(
         "clamp gives up on a spec with only max",
         'if "min" in spec and not value >= spec["min"]:  # NaN lands on min',
@@ -110,6 +106,12 @@ MUTANTS = [
         "an answer JSON cannot show raises",
         "except (TypeError, ValueError):  # mixed key types",
         "except ValueError:  # mixed key types",
+        "6.2",
+    ),
+    mutant(
+        "an answer drops the text of a value json.dumps cannot write",
+        '            value = repr(state["result"]["value"])\n',
+        '            value = "a value that cannot be printed"\n',
         "6.2",
     ),
     mutant(

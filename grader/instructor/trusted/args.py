@@ -25,6 +25,13 @@ def in_range(value: Any, spec: dict) -> bool:
     return not ("min" in spec and not value >= spec["min"]) and not ("max" in spec and not value <= spec["max"])
 
 
+def is_allowed(value: Any, item: Any) -> bool:
+    """Is value the allowed item? bool is never a number here either (True == 1 in Python); an int and a
+    float of equal value are one number, as for the type (the lesson leaves which to the student: the grade
+    draws no such pair)."""
+    return isinstance(value, bool) == isinstance(item, bool) and value == item
+
+
 def arg_failures(contract: dict, args: dict, every: bool, prefix: str = "") -> Iterator[str]:
     """Failing checks, in the spec's order; a nested arg's fields are named by dotted path.
 
@@ -49,7 +56,7 @@ def value_failures(spec: dict, value: Any, field: str, every: bool) -> Iterator[
             return
     if (typed or _is_number(value)) and not in_range(value, spec):
         yield f"range:{field}"
-    if "allowed" in spec and value not in spec["allowed"]:
+    if "allowed" in spec and not any(is_allowed(value, item) for item in spec["allowed"]):
         yield f"allowed:{field}"
     if typed and "properties" in spec:  # a dict's named keys, checked as args are
         yield from arg_failures(spec["properties"], value, every, field + ".")

@@ -12,7 +12,7 @@ A request (the parent builds them in grader/kit/checks/) and what comes back:
 
     {"stage": N, "table": {...spy table, bodies left out...}, "literal": bool (optional), "calls": [
          {"fn": "check_args" | ["TOOLS", "t", "fn"], "args": [...], "kwargs": {...},
-          "get": bool, "mutate": bool, "each": ["fn"], "follow": "build_graph"}]}
+          "get": bool, "mutate": bool, "each": ["fn"], "follow": "build_graph", "kept": bool}]}
         -> per call, in order: {"value": v} | {"raised": "KeyError: 'x'"} | {"not_implemented": msg}
         -> or once: {"error": "import" | "child", "message": ...}
 
@@ -33,6 +33,9 @@ gives, whose invoke is LangGraph's own, watched as it streams; the value is then
 {"returned": what the call returned, "walks": [[[node, its update], ...] per invoke]}.
 The parent judges the walks against the spy bodies that ran in the parent while they
 were walked (grader/kit/checks/stage6.py): a graph is what walks, not what it says.
+"kept": the value is {"returned": what the call returned, "args": its arguments as the call
+left them, each dict argument's own entries as they were handed in}: a change made in place
+to a dict the caller handed in (a fix's state["args"]) shows, whatever the call rebinds.
 
 Import failures, NotImplementedError (a stage not started) and every other
 exception become outcomes, never a crash of the child.
@@ -224,6 +227,8 @@ class Child:
         args = [_argument(arg, memos, self.body) for arg in call.get("args", [])]
         kwargs = {key: _argument(arg, memos, self.body) for key, arg in call.get("kwargs", {}).items()}
         walks: list[list] | None = None
+        # each dict argument's entries as handed in: what they hold after the call is the caller's to see
+        held = [dict(arg) if type(arg) is dict else arg for arg in args] if call.get("kept") else None
         try:
             with _langgraph_default_limit():
                 if call.get("get"):
@@ -245,7 +250,8 @@ class Child:
                 raise
             return {"raised": error_text(error)}
         try:
-            outcome = {"value": values.to_plain(result if walks is None else {"returned": result, "walks": walks})}
+            shown = result if walks is None else {"returned": result, "walks": walks}
+            outcome = {"value": values.to_plain(shown if held is None else {"returned": shown, "args": held})}
         except Exception as error:  # a value whose __repr__ or keys fight back
             return {"raised": f"returned a value that cannot be read ({error_text(error)})"}
         if call.get("mutate"):
@@ -319,6 +325,8 @@ def _stub(name: str, body: Body) -> Callable:
         step = body(name)
         if "raise" in step:
             raise spies.spy_error(step["raise"])
+        if "echo" in step:
+            return spies.echoed(step, args, kwargs)
         return values.decode(step["return"])  # a fresh value each run: a caller may change it
 
     run.__name__ = run.__qualname__ = name

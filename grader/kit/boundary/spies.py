@@ -6,12 +6,15 @@ A request describes a contract table whose tools have spies for bodies:
            "body": [{"return": value}, {"raise": "KeyError"}]}}
 
 Run k of a body does step k of its list (the last step again once the list is
-used up). The spies live in the parent only: the child's TOOLS get stubs that
+used up). A step {"echo": value} returns value with the args the body was called with
+under "got" (`echoed`): what the door passed on is then part of the value it returns.
+The spies live in the parent only: the child's TOOLS get stubs that
 ask the parent to run the body (grader/kit/boundary/runner.py), and the parent counts.
 The parent also builds the very same table to predict what a correct module does.
 """
 
 import builtins
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -48,8 +51,11 @@ class Spy:
     the body last returned.
     """
 
-    def __init__(self, steps: list[dict] | None = None, wraps: Callable[..., Any] | None = None):
-        self.steps, self.wraps = steps or [], wraps
+    def __init__(self, steps: list[dict] | None = None, wraps: Callable[..., Any] | None = None, spelled: bool = False):
+        """steps: {"return": value}, {"raise": name} or {"echo": value}, values written as Python (each run
+        returns a deep copy: a caller may change it), or, spelled, as a request spells them in JSON (the
+        grader's own spies: each run decodes the value afresh)."""
+        self.steps, self.wraps, self.spelled = steps or [], wraps, spelled
         self.calls: list[dict[int | str, Any] | None] = []
         self.last: Any = None
 
@@ -73,8 +79,19 @@ class Spy:
         step = self.step(seen)
         if "raise" in step:
             raise spy_error(step["raise"])
-        self.last = decode(step["return"])  # a fresh value each run: a caller may change it
+        if "echo" in step:
+            self.last = echoed(step, args, kwargs)
+        else:  # a fresh value each run
+            self.last = decode(step["return"]) if self.spelled else copy.deepcopy(step["return"])
         return self.last
+
+
+def echoed(step: dict, args: tuple, kwargs: dict) -> dict:
+    """An echo step's value: its own, with the args the body was given under "got" (keyword ones by name,
+    positional ones by their index as a str): a door that fills in a default, or drops an arg, shows."""
+    got: dict[str, Any] = {str(index): arg for index, arg in enumerate(args)}
+    got.update(kwargs)
+    return {**decode(step["echo"]), "got": got}
 
 
 def spy_error(name: str) -> BaseException:
@@ -107,7 +124,7 @@ def spy_table(spec: dict) -> tuple[dict, dict[str, Spy]]:
 
 def bodies(spec: dict) -> dict[str, Spy]:
     """Tool name -> its spy, alone: what the parent runs for the child, which holds the table itself."""
-    return {name: Spy(entry["body"]) for name, entry in spec.items()}
+    return {name: Spy(entry["body"], spelled=True) for name, entry in spec.items()}
 
 
 def without_bodies(spec: dict) -> dict:

@@ -19,6 +19,7 @@ a student would type, for feedback.
 
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ _DECODERS = {
     "$cycle": lambda items: _holding_itself([decode(item) for item in items]),
     "$power": lambda pair: pair[0] ** pair[1],  # an int JSON cannot print: {"$power": [10, 4300]} has 4,301 digits
     "$touchy": lambda _: Touchy(),
+    "$ordered": lambda pairs: OrderedDict((key, decode(value)) for key, value in pairs),  # a dict subclass
 }
 _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 
@@ -238,6 +240,8 @@ def _py(value: Any) -> str:
         return f"{base} ** {exponent}"
     if tag == "$intkeys":
         return "{" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value[tag]) + "}"
+    if tag == "$ordered":
+        return "OrderedDict({" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value[tag]) + "})"
     if tag:
         items = [_py(item) for item in value[tag]]
         if tag == "$tuple" and len(items) == 1:

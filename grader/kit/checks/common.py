@@ -170,7 +170,14 @@ def show_table(table: dict, parts: tuple[str, ...] = ("args", "returns", "body")
 
 
 def show_body(steps: list[dict]) -> str:
-    said = [f"raises {step['raise']}" if "raise" in step else f"returns {py(step['return'], 200)}" for step in steps]
+    said = [
+        f"raises {step['raise']}"
+        if "raise" in step
+        else f"returns {py({**step['echo'], 'got': '<the args it was called with>'}, 200)}"
+        if "echo" in step
+        else f"returns {py(step['return'], 200)}"
+        for step in steps
+    ]
     if len(said) > 1:
         said[-1] += " from then on"
     return ", then ".join(said)

@@ -225,17 +225,18 @@ CHECKLIST = Checklist(2, probe, show, expect, compare)
 
 HINTS = {
     "non-str name": (
-        "An arg name need not be a str: {1: 2} has the name 1, at the top or inside a dict arg. Build the "
-        'reason with an f-string, f"unknown:{prefix}{arg}" (unknown:1, unknown:where.1), never '
-        '"unknown:" + arg, which raises TypeError.'
+        "An arg name need not be a str: {1: 2} has the name 1, at the top or inside a dict arg, and it is "
+        "unknown:1 (unknown:where.1) all the same. Your check raised building that reason: joining a str and "
+        "an int with + raises TypeError. Any name must go into the reason."
     ),
     "raised": (
         "check_args answers with None or a reason, never an exception: check a value's type before you "
         "compare it, take its len() or look inside it."
     ),
     "huge int": (
-        "An int can be too big for a float: float(10 ** 400) and math.isnan(10 ** 400) raise OverflowError. "
-        "Compare the int as it is (Python compares an int with a float exactly), and test NaN as value != value."
+        "The value is an int too big for a float (10 ** 400): turning it into a float, as math.isnan does, "
+        "raises OverflowError. The rule compares it as it is: Python compares an int with any number exactly, "
+        "and only a float can be NaN."
     ),
     "unknown": (
         "Look at every name in args, not only the contract's: a name the contract does not have is "
@@ -246,20 +247,22 @@ HINTS = {
     ),
     "optional": 'An absent optional arg ("required": False) is fine: only a required arg is ever missing.',
     "falsy": (
-        "A present arg is never missing, even when its value is None, 0, False or an empty str: test "
-        "`arg not in args`, not the value's truth."
+        "A present arg is never missing, even when its value is None, 0, False or an empty str: missing means "
+        "the name is absent from args. A test of the value's truth counts those falsy values missing."
     ),
     "bool": (
-        "bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. "
-        "True is never an int or a float."
+        "bool is a subclass of int in Python (isinstance(True, int) is True), yet in the contract True is "
+        "never an int or a float: a bool passes only for bool and any."
     ),
     "float for int": "2.0 is a float, not an int: an int arg takes only int values.",
-    "int for float": (
-        "An int is a fine float: 10 passes for a float arg (isinstance(10, float) is False, so test for int too)."
-    ),
+    "int for float": ("An int is a fine float: 10 passes for a float arg, though isinstance(10, float) is False."),
     "any": '"any" lets every value through: None, True, NaN, a list, anything.',
     "type": 'A value of the wrong type is type:<arg>: "2" is not a number, a tuple is not a list.',
-    "nan": "Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.",
+    "nan": (
+        "The value is NaN, and every comparison with NaN is False: asked whether NaN is below min, Python says "
+        'no, so a test for "outside" lets it through. The rule: NaN lies within no bound, so a value passes '
+        "only when it is shown to lie within the bounds."
+    ),
     "nan without bounds": (
         "NaN is refused only by a bound: a float arg with no min and no max lets NaN "
         "through (range:<arg> needs a min or a max to break)."
@@ -267,6 +270,11 @@ HINTS = {
     "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
     "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec has it.",
     "allowed": "A value must be one of the spec's allowed list: allowed:<arg>.",
+    "allowed bool": (
+        "The value is a bool, and the allowed list holds a number equal to it in Python (True == 1): yet bool "
+        "is never an int, in an allowed list too, so the bool is not allowed. The value and the allowed item "
+        "must be of the same kind as well as equal."
+    ),
     "path": (
         "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
         "is named by its list, at any depth (range:points)."
@@ -330,6 +338,8 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
                 return HINTS["nan"]
             if kind == "unknown" and holds_odd_name(contract, args):
                 return HINTS["non-str name"]
+            if kind == "allowed" and type(value) is bool:
+                return HINTS["allowed bool"]
             return HINTS.get(kind, "")
         return ""
     tail = got.partition(":")[2].split(".")[-1]
@@ -655,6 +665,9 @@ INCIDENTS = {
         one({"region": REGION}, {"region": "mars"}, {"region": "Seoul"}, {"region": "seoul "}, {"region": "jeju"}),
         one({"n": {"type": "int", "allowed": [1, 2, 4]}}, {"n": 3}, {"n": 4}),
         one({"x": {"type": "float", "allowed": [0.5, 1.5]}}, {"x": 1.0}),
+        # bool is never an int, in an allowed list too: True == 1 in Python, yet True is not allowed where 1 is
+        one({"v": {"type": "any", "allowed": [1, "a"]}}, {"v": True}, {"v": 1}, {"v": "a"}),
+        one({"v": {"type": "any", "allowed": [True]}}, {"v": 1}, {"v": 1.0}, {"v": True}),
         Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", ({**GOOD, "region": "mars"},)),
     ),
     "nested": (

@@ -116,16 +116,20 @@ CHECKLIST = Checklist(3, probe, show, expect, compare)
 # public probes give the same hint. "" keeps the check's own.
 
 HINTS = {
-    "unchecked": "A value that breaks a rule gets a reason, whatever another key holds: check a key's type "
-    "before you compare it (isinstance, then len), and never answer None for what you could not check.",
-    "raised": "check_result never raises: check isinstance(value, dict) before you read a key, an item's "
-    "type before you read its keys, and a value's type before you compare it or take len().",
-    "not a dict": "Check isinstance(value, dict) before reading any key: anything else is shape:result.",
+    "unchecked": "A value that breaks a rule gets a reason, whatever another key holds: here a key your "
+    "check could not read (its type was not the one it compared) ended it with None, and the broken key went "
+    "unreported. A key's type decides before its value is compared or measured.",
+    "raised": "check_result raised on a value a tool may send: it never raises. What it reads of a value "
+    "(its keys, an item's keys, a comparison, a length) is read only once its type allows it.",
+    "dict subclass": "The value (or a row, or a key's value) is a dict subclass, an OrderedDict, as "
+    "json.loads(..., object_pairs_hook=OrderedDict) makes: it is a dict, and a test of the exact type refuses it.",
+    "not a dict": "The value is not a dict (a list, a str, None): shape:result, decided before any key is read. "
+    "A dict subclass, an OrderedDict, is a dict.",
     "extra": "Keys the spec does not mention are allowed: check what the contract names, and only that.",
     "missing": "A key of the spec that is absent is shape:<key>.",
     "bool": "bool is a subclass of int: True is not an int (nor a float), it is shape:<key>.",
     "float for int": "4.0 is a float, not an int: shape:<key>.",
-    "int for float": "An int is a fine float: total=10 passes for a float key (use the stage-2 has_type).",
+    "int for float": "An int is a fine float: total=10 passes for a float key, as an int passes for a float arg.",
     "any": "An any key takes every type; only emptiness (empty:<key>) can fail it.",
     "type": 'A value of the wrong type is shape:<key>: "4개" is not an int, a tuple is not a list.',
     "empty": 'An empty list, dict or str is not "no problem": empty:<key>, unless the spec says '
@@ -134,9 +138,13 @@ HINTS = {
     "falsy": "Only a list, dict or str can be empty: 0, False and None are values, not empty ones.",
     "too_big": "A list longer than max_len is too_big:<key>.",
     "max_len": "max_len is inclusive: a list of exactly max_len items passes.",
-    "nan": "Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.",
-    "huge int": "An int can be too big for a float: float(10 ** 400) and math.isnan(10 ** 400) raise "
-    "OverflowError. Compare the int as it is (Python compares an int with a float exactly); NaN is value != value.",
+    "nan": (
+        "The value is NaN, and every comparison with NaN is False: asked whether NaN is below min, Python says "
+        'no, so a test for "outside" lets it through. The rule: NaN lies within no bound, so a value passes '
+        "only when it is shown to lie within the bounds."
+    ),
+    "huge int": "The value is an int too big for a float (10 ** 400): turning it into a float, as math.isnan "
+    "does, raises OverflowError. The rule compares it as it is: Python compares an int with any number exactly.",
     "huge int passed": "10 ** 400 is far outside the range, yet it passed: float() and math.isnan() raise "
     "OverflowError on an int too big for a float, and an except that returns None turns that crash into a pass. "
     "Compare the int as it is, and never answer None because a check broke.",
@@ -144,8 +152,8 @@ HINTS = {
     "key, lets NaN through.",
     "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
     "range": "A number outside min..max is range:<key>; check each bound the spec has.",
-    "items": "Check every item of a list with items against the item specs, items of items too "
-    "(check_fields calls itself), and an item that is not a dict is shape:<key>.",
+    "items": "Every item of a list with items meets the item specs, items of items too, at any depth; an "
+    "item that is not a dict is shape:<key>.",
     "path": "Name a field inside items by its dotted path: range:rows.qty, range:days.slots.qty.",
 }
 
@@ -171,6 +179,8 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
     if not reasons:  # a good value was refused: which edge?
         if type(got) is not str or not isinstance(value, dict):
             return ""
+        if got.startswith("shape:") and _holds_dict_subclass(value):
+            return HINTS["dict subclass"]
         kind, _, field = got.partition(":")
         if field == "result" or field not in returns:
             return HINTS["extra"] if set(value) - set(returns) else ""
@@ -234,6 +244,13 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
 
 
 _ABSENT = object()
+
+
+def _holds_dict_subclass(value) -> bool:
+    """Is value, or a value or an item of a list inside it, an instance of a dict subclass?"""
+    if isinstance(value, dict):
+        return type(value) is not dict or any(map(_holds_dict_subclass, value.values()))
+    return isinstance(value, list) and any(map(_holds_dict_subclass, value))
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
@@ -402,9 +419,17 @@ def eta(*values) -> Case:
 
 INCIDENTS = {  # in each, the smallest first: the first failing value is the one shown
     "good": (
-        one(ALL_RETURNS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"k": 1}}),
+        # a dict subclass is a dict: the value, a row, a dict key (json.loads(..., object_pairs_hook=OrderedDict))
+        one(
+            ALL_RETURNS,
+            {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"k": 1}},
+            {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1], "d": {"$ordered": [["k", 1]]}},
+        ),
         eta({**JEJU, "days": 5, "note": "extra keys are fine"}, {**JEJU, "days": 3}),
-        stock({"sku": "A-100", "rows": [ROW], "warehouse": "seoul-1"}),
+        stock(
+            {"sku": "A-100", "rows": [ROW], "warehouse": "seoul-1"},
+            {"$ordered": [["sku", "A-100"], ["rows", [{"$ordered": [["region", "seoul"], ["qty", 5]]}]]]},
+        ),
     ),
     "not a dict": (
         one({"sku": {"type": "str"}}, None, "in stock", 3, [{"sku": "A-100"}], {"$tuple": ["sku"]}, {"$set": [1]}),

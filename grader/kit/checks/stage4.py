@@ -19,13 +19,13 @@ its __name__ or by a dotted name that ends in it (__qualname__, or with its modu
 tool:unknown: of a name that is no str may be spelled any way.
 """
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
+from agtool.contract import spelt_alike
 from grader.kit import draw
 from grader.kit.boundary import values
 from grader.kit.boundary.spies import SPY_MARK
@@ -83,7 +83,6 @@ def expect(case: Case) -> list[dict]:
 
 
 RAISED = "tool:raised:"
-_CLASS_PATH = re.compile(r"[\w.<>]+")  # a class's __name__, __qualname__ (make.<locals>.Down) or module path
 
 
 _NO_NAME = object()  # the call's name is not known (stage 5's judge): no tool:unknown spelling is read
@@ -104,10 +103,7 @@ def right_error(rights: list, error: Any, entry: dict | None = None, name: Any =
     if kind == ["tool", "unknown"]:
         return bool(same_kind) and name is not _NO_NAME and not isinstance(name, str)
     if kind == ["tool", "raised"]:
-        path = error.removeprefix(RAISED)
-        return _CLASS_PATH.fullmatch(path) is not None and any(
-            path.endswith("." + right.removeprefix(RAISED)) for right in same_kind
-        )
+        return any(spelt_alike(error, right) for right in same_kind)
     if entry is None:
         return False
     if error.startswith("args:"):
@@ -174,6 +170,8 @@ def form_problem(expected: dict, result: dict) -> tuple[str, str] | None:
         return "not exactly the keys ok, value and error", HINTS["form"]
     if ok_call:
         if not values.same(got, expected["envelope"]):
+            if _passed_on_otherwise(expected["envelope"]["value"], got["value"]):
+                return "the body was called with other args than the call gave", HINTS["as given"]
             return "another envelope", HINTS["ok"]
         if result["runs"] != expected["runs"]:
             return "the body ran another number of times", HINTS["ok"]
@@ -191,6 +189,11 @@ def form_problem(expected: dict, result: dict) -> tuple[str, str] | None:
             return "ok, but not with the value the body returned", HINTS["ok"]
         return None
     return "ok is neither True nor False", HINTS["form"]
+
+
+def _passed_on_otherwise(want: Any, got: Any) -> bool:
+    """Did an echoing body (its value holds "got": the args it was called with) get other args than expected?"""
+    return type(want) is dict and type(got) is dict and "got" in want and not values.same(got.get("got"), want["got"])
 
 
 def refusal_problem(expected: dict, result: dict) -> tuple[str, str] | None:
@@ -253,27 +256,33 @@ HINTS = {
         'When every check passes, return {"ok": True, "value": value, "error": None}, value the very '
         "value the body returned, after one run of the body."
     ),
-    "failure value": "A failure has value None: return failure(reason), never the bad value or the reason as value.",
+    "as given": (
+        "The body must get exactly the args the call gave, as keywords: an optional arg the call left out stays "
+        "out (its default is documentation: the tool's own default applies), and no arg is added or dropped."
+    ),
+    "failure value": "A failure has value None: its envelope holds the reason as error, never the bad value or "
+    "the reason as value.",
     "let out": (
         "KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are not Exceptions: catch "
         "Exception, never BaseException (or a bare except), so Ctrl-C still stops the program. Re-raising a "
         "few named ones and catching BaseException after them still swallows the rest (CancelledError)."
     ),
     "raised": (
-        "Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>: "
-        "an exception inside a tool must not end the run."
+        "An exception from the tool's body got out of the door: any Exception there becomes "
+        "tool:raised:<its class's name> in an envelope, so that one broken tool never ends the agent's run."
     ),
     "type error": (
         "An exception got out of the door: a name that is not a str (a list cannot be looked up in "
         "a dict) is tool:unknown:<name>; args that are not a dict are args:shape:args."
     ),
-    "ran": "Check the args before the call and return args:<reason> at once: the body must not run on bad args.",
+    "ran": "The body ran on args the door refuses: args are checked before the call, and a refusal "
+    "(args:<reason>) means the body never runs.",
     "class name": (
-        "The reason names the exception's class, not its message or repr: tool:raised:KeyError, from "
-        "type(e).__name__ (a dotted name that ends in it, as __qualname__ gives, is right too)."
+        "The reason names the exception's class (tool:raised:KeyError), not its message or repr; a dotted "
+        "name that ends in the class's name is right too."
     ),
     "str name": (
-        'A name that is a str goes into the reason as it is, f"tool:unknown:{name}" (tool:unknown:stock_lookup_v3), '
+        "A name that is a str goes into the reason as it is (tool:unknown:stock_lookup_v3), "
         "not its repr: as in every reason, the field is the name itself, which the agent reads back."
     ),
 }
@@ -439,6 +448,25 @@ BAD_ARGS = (
     {**GOOD_ARGS, "limit": 1.0},
     {**GOOD_ARGS, "limit": draw.NAN},
 )
+# Every shape an arg's spec takes, each optional: a default that is documentation only, a dict with
+# named keys, a list with an item spec, an any, a bool. The body echoes what it was called with, so the
+# args the door passed on are part of the value: exactly the args given, no default filled in, none dropped.
+SHAPES = {
+    "n": {"type": "int", "required": False, "default": 3, "min": 1},
+    "where": {"type": "dict", "required": False, "properties": {"qty": {"type": "int", "required": False}}},
+    "tags": {"type": "list", "required": False, "items": {"type": "str"}},
+    "extra": {"type": "any", "required": False, "default": None},
+    "rush": {"type": "bool", "required": False, "default": False},
+}
+ECHO = Case(
+    {"t": entry(args=SHAPES, body=[{"echo": {}}])},
+    (
+        ("t", {}),
+        ("t", {"n": 1}),
+        ("t", {"where": {}, "tags": []}),
+        ("t", {"where": {"qty": 2}, "tags": ["a"], "extra": None, "rush": False}),
+    ),
+)
 INCIDENTS = {
     "ok": (stock([{"return": ROWS}], ("stock_lookup", GOOD_ARGS), ("stock_lookup", {**GOOD_ARGS, "limit": 1})),),
     # ok calls and one failure of each path, in one table (one request: 4.1 is the stage's first check)
@@ -520,14 +548,14 @@ def ok_or_failing(d) -> Case:
     number=1,
     points=3,
     examples=6,
-    always=INCIDENTS["form"],
+    always=(*INCIDENTS["form"], ECHO),
     compare=compare_with(form_problem),
 )
 def answers_ok():
     """call_tool returns exactly {ok, value, error}: ok with the body's value when every check passes, value None on a failure
 
-    Return exactly {"ok": True, "value": value, "error": None} when every check passes, and
-    failure(reason) (value None) when one does not.
+    An envelope has exactly ok, value and error: ok True with the body's very value and error None when
+    every check passes; ok False with value None and the reason as error when one does not.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return ok_or_failing()
 
@@ -546,7 +574,7 @@ def refuses_unknown_tools():
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
-    Check the args before the call and return args:<reason> at once: the body must not run on bad args.
+    Args are checked before the call: bad args are args:<reason>, and the body never runs on them.
     """
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
@@ -560,9 +588,9 @@ def refuses_bad_args_without_running():
 def catches_exceptions():
     """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets every BaseException that is no Exception out
 
-    Wrap the call in try/except Exception and return tool:raised:<type(e).__name__>; a KeyError inside a
-    tool must not end the run, and Ctrl-C (KeyboardInterrupt), SystemExit, GeneratorExit and a cancelled
-    task (asyncio.CancelledError) must still get out.
+    Any Exception from the body becomes tool:raised:<its class's name>: a KeyError inside a tool must not
+    end the run. What is no Exception, Ctrl-C (KeyboardInterrupt), SystemExit, GeneratorExit and a cancelled
+    task (asyncio.CancelledError), still gets out.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("raise", ("ok",))
 
@@ -571,7 +599,7 @@ def catches_exceptions():
 def checks_results():
     """call_tool checks the result: result:<reason> for a value check_result refuses
 
-    Check the value after the call and return result:<reason> from check_result.
+    The value is checked after the call: a value check_result refuses is result:<reason>.
     """
     return cases("bad result", ("ok",))
 

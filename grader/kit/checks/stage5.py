@@ -129,19 +129,18 @@ def memo_hint(runs: str, want: dict, result: dict, problem: str, odd: str = "") 
         return (
             f"call_memo never raises, and this ok value holds {odd}: json.dumps raises TypeError for a set, "
             "bytes or an object and ValueError for a list that holds itself (or NaN, with allow_nan=False). "
-            "Remember an envelope only when is_json holds its value, and let the next call run the body; "
-            "or remember an exact copy (copy.deepcopy)."
+            "Such a value is not remembered (the next call runs the body again), or it is remembered exactly."
         )
     if odd and problem == "another envelope":
         return (
             f"A hit must equal the envelope it remembers, and this value holds {odd}: json.loads gives back "
-            'a list for a tuple and "1" for a key 1. Remember an envelope only when is_json holds its value '
-            "exactly (the next call then runs the body), or remember an exact copy (copy.deepcopy)."
+            'a list for a tuple and "1" for a key 1. Such a value is not remembered (the next call runs the '
+            "body again), or it is remembered exactly."
         )
     if problem.startswith("an exception"):
         return (
-            "call_memo goes through call_tool, which never raises: look the memo up with the key, "
-            "or skip it when the key is None."
+            "call_memo raised, and it never does: it goes through call_tool, which never raises, and a call "
+            "without a key (None) goes to the door unremembered."
         )
     if runs == "all" and sum(result["runs"].values()) > sum(want["runs"].values()):
         return "On a hit, return the remembered envelope without calling call_tool."
@@ -312,12 +311,18 @@ _JSON_WORDS = ("NaN", "Infinity", "-Infinity", "NaN-1", "null", "true", "[1]", '
 def key_hint(problem: str, name, args, other_name, other_args, keys: list) -> str:
     """The hint for what went wrong with one pair of keys."""
     if problem == "raised":
+        odd = name if type(name) is not str else other_name
+        if type(odd) is not str:
+            return (
+                f"memo_key raised on a tool name that is not a str ({py(odd)}): it never raises. Such a name may "
+                "get None (the door refuses it anyway) or a key of its own."
+            )
         return (
-            "memo_key never raises: json.dumps(args, sort_keys=True) takes args of any shape JSON holds "
-            "(a list, a str), where args.items() or sorted(args) do not; give None where is_json says False."
+            "memo_key raised on args of a shape JSON holds (a list, a str, a dict nested deep): it never raises. "
+            "Args that are not a dict may get None or a key of their own; what JSON cannot hold exactly gets None."
         )
     if problem == "not a str":
-        return "A key is a str: the tool's name and json.dumps(args, sort_keys=True); None when there is none."
+        return "A key is a str made of the tool's name and the args' JSON text; None where there is none."
     if problem == "no key":
         strs = [leaf for leaf in _leaves(args) + _leaves(other_args) if type(leaf) is str]
         if any(word in text for text in strs for word in ("NaN", "Infinity")):
@@ -331,8 +336,9 @@ def key_hint(problem: str, name, args, other_name, other_args, keys: list) -> st
         )
     if problem == "unequal":
         return (
-            "json.dumps(args, sort_keys=True) sorts the keys at every depth; str(args) or "
-            "repr(sorted(args.items())) do not."
+            "These args are equal, their keys in another order (at some depth): equal args share a key. A text "
+            "of the dict as Python or JSON writes it follows the keys' order unless told to sort them, at every "
+            "depth."
         )
     if not values.same(name, other_name):
         if type(name) is not str or type(other_name) is not str:
@@ -342,8 +348,8 @@ def key_hint(problem: str, name, args, other_name, other_args, keys: list) -> st
             )
         if all(type(key) is str and key.startswith(tool) for key in keys for tool in (name, other_name)):
             return (
-                'The key must keep the name apart from the args: without the space, ("t1", 2) and '
-                '("t", 12) both write t12. Write the name, a space, then json.dumps(args, sort_keys=True).'
+                'The key must keep the name apart from the args: written side by side, ("t1", 2) and '
+                '("t", 12) both read t12. Something between them that no tool name holds keeps them apart.'
             )
         return "The tool name is part of the key: two tools asked the same args are two questions."
     kinds = {type(leaf) for leaf in _leaves(args) + _leaves(other_args)}
@@ -514,8 +520,8 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 f"call_memo({case.tool!r}, {show_value(args)}, memo)",
                 "{'ok': True, ...}, body runs: 1 (args without a key are never remembered)",
                 stage4.show_got(again),
-                "A call without a key is never remembered: check "
-                "`key is not None` before you look the memo up and before you store.",
+                "A call without a key (memo_key gave None) is never remembered: the memo is neither read nor "
+                "written for it, so the body runs every time.",
             )
     for (name, args, holds), key in zip(case.names, results[3 * len(case.args) :], strict=True):
         right = type(key.get("value")) is str if holds else ("value" in key and key["value"] is None)
@@ -699,8 +705,8 @@ _FAILING = (("raise",), ("bad result",), ("raise", "good"), ("bad result", "good
 def keys_ignore_key_order():
     """memo_key gives equal keys (str) for args equal up to key order, nested too, whatever their strs say ("NaN-1" too)
 
-    json.dumps(args, sort_keys=True) sorts the keys at every depth; str(args) or
-    repr(sorted(args.items())) do not. Args that are JSON always get a key.
+    Args equal up to key order, at every depth, are one question and share a key; args that are JSON
+    always get one, whatever their strs say.
     """
     return equal_pairs()
 

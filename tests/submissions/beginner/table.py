@@ -65,11 +65,39 @@ TUPLE_REMEMBERED = (
 NOT_GIVEN_YET = '"rename_or_drop renames onto a contract arg not given yet, else drops the name"'
 NEGATIVE = '"max_attempts=0 makes none, and so does a negative one", run "Never raises"'
 
+ALLOWED_EQ = (
+    "the allowed list is tested with `in` (==): True passes an any arg whose allowed holds 1; the kit: \"bool "
+    "never passes for int\", \"A value that is not in the arg's allowed list is allowed:<arg>\" (stated since issue "
+    "33: compared with its type; the kit before it was silent, so the reviewer could not count it)"
+)
+EXACT_DICT = (
+    "check_result tests for a dict by its exact type: an OrderedDict result is shape:result; the kit: \"A value "
+    "that is not a dict is shape:result\" (an OrderedDict is a dict: stated since issue 33, which turned the "
+    "reviewer's taste into a rule)"
+)
+IN_PLACE = (
+    "the fixes change state['args'] in place: the caller's dict (a picker's own) is rewritten; the kit: \"every "
+    "other arg the caller gave stays as it was\", a picker's args \"go to the door as they are\" (judged since issue "
+    "33, which turned the reviewer's taste into a rule)"
+)
+
+
+def exact_allowed(line: str, value: str = "value", spec: str = "spec") -> tuple[str, str]:
+    """A beginner's `value not in spec["allowed"]` line, and the same test compared with the type."""
+    fixed = line.replace(
+        f'{value} not in {spec}["allowed"]', f'not any(type({value}) is type(a) and {value} == a for a in {spec}["allowed"])'
+    )
+    return line, fixed
+
+
 BUGS: dict[str, list[Bug]] = {
     # ── Ana (b1 beginner1) ──
     # Taste, no fix: call_memo quietly leaves out a value json.dumps cannot write (only successes
     # *may* be remembered).
+    # Allowed since issue 33, though its reviewer counted it: clamp_into_range sets NaN to max when min is 0
+    # (spec.get('min') or spec.get('max')): NaN may be set to any number within the bounds.
     "ana.py": [
+        Bug(2, ALLOWED_EQ, *exact_allowed('        if "allowed" in spec and value not in spec["allowed"]:\n')),
         Bug(2, "a non-str name inside a nested dict arg raises TypeError ('unknown:' + prefix + key); the kit: "
             '"Every name in args that the contract does not have is unknown:<name>, even a name that is not a str", '
             '"Inside a dict arg too: {"where": {1: 2}} gives unknown:where.1"',
@@ -87,20 +115,31 @@ BUGS: dict[str, list[Bug]] = {
             '"Any int is a limit: a run of max_attempts calls is never cut short", run "Never raises"',
             'config={"recursion_limit": 100}',
             'config={"recursion_limit": 2 * max(max_attempts, 0) + 10}'),
-        Bug(6, "clamp_into_range sets NaN to max when min is 0 (spec.get('min') or spec.get('max')), and to None "
-            'when there is no max; the kit: "NaN is neither, so for NaN it may return None, or set min, or max '
-            'when there is no min"',
-            '        args[field] = spec.get("min") or spec.get("max")\n',
-            '        args[field] = spec["min"] if "min" in spec else spec["max"]\n'),
         Bug(6, HUGE_INT_ANSWER, *REPR_FALLBACK),
     ],
     # ── Ben (b1 beginner2) ──
-    # Taste, no fix: exact-type checks (type(v) == dict refuses an OrderedDict; the kit's type table
-    # lists plain values only); fixes change state["args"] in place; the blanket
+    # Taste, no fix: exact-type checks elsewhere (an OrderedDict refused as a result is a bug since issue 33,
+    # as is changing state["args"] in place: listed below); the blanket
     # `except Exception: return "shape:result"` in check_result; find_fix raises IndexError on a
     # reason with no colon (outside the reason format); arg_schema leaves description out (an extra).
     # Harmless once clamp_into_range is right: fix() catches only KeyError.
     "ben.py": [
+        Bug(2, ALLOWED_EQ,
+            ('        if "allowed" in spec and v not in spec["allowed"]:\n',
+             '                if "allowed" in item_spec and item not in item_spec["allowed"]:\n'),
+            ('        if "allowed" in spec and not any(type(v) is type(a) and v == a for a in spec["allowed"]):\n',
+             '                if "allowed" in item_spec and not any(type(item) is type(a) and item == a '
+             'for a in item_spec["allowed"]):\n')),
+        Bug(3, EXACT_DICT + " (its rows too)",
+            ("        if type(value) != dict:\n", "                if type(item) != dict:\n"),
+            ("        if not isinstance(value, dict):\n", "                if not isinstance(item, dict):\n")),
+        Bug(6, IN_PLACE,
+            ('    args = state["args"]\n    args["region"] = DEFAULT_REGION\n',
+             '    spec = TOOLS[state["tool"]]["args"][name]\n    args = state["args"]\n',
+             '    bad = field_of(state["reasons"][-1])\n    args = state["args"]\n'),
+            ('    args = dict(state["args"])\n    args["region"] = DEFAULT_REGION\n',
+             '    spec = TOOLS[state["tool"]]["args"][name]\n    args = dict(state["args"])\n',
+             '    bad = field_of(state["reasons"][-1])\n    args = dict(state["args"])\n')),
         Bug(1, 'a nested dict arg\'s schema has no "additionalProperties": False; the kit: "Nested dicts are closed '
             'too. A dict arg with properties gets its own required and additionalProperties: False"',
             '        s["required"] = [k for k, v in spec["properties"].items() if v.get("required", True)]\n',
@@ -156,6 +195,7 @@ BUGS: dict[str, list[Bug]] = {
     # Allowed by the kit as it stands, though its reviewer counted it: switch_to_upgrade gives
     # {"tool": None} for a tool with no upgrade ("returns None (or {"tool": None})").
     "chloe.py": [
+        Bug(2, ALLOWED_EQ, *exact_allowed('    if "allowed" in spec and value not in spec["allowed"]:\n')),
         Bug(5, 'is_json refuses any args whose JSON text holds "NaN" or "Infinity" (sku="NaN-1"): no key; the '
             'kit: "A str name and dict args JSON holds exactly always get a key, whatever their strs say"',
             "        text = json.dumps(value)\n    except (TypeError, ValueError):\n        return False\n"
@@ -193,6 +233,7 @@ BUGS: dict[str, list[Bug]] = {
     # than 14,000 bits through, so memo_key gives it a key of its own ("ints of more than 14,000 bits
     # may get None or a key of their own").
     "sam.py": [
+        Bug(2, ALLOWED_EQ, *exact_allowed('    if "allowed" in spec and value not in spec["allowed"]:\n')),
         Bug(1, 'arg_schema leaves out a max of 0 (if spec.get("max"):); the kit: "Each arg is a property with its '
             'JSON Schema type, enum for allowed, minimum and maximum for min and max"',
             '    if spec.get("max"):\n',
@@ -237,12 +278,14 @@ BUGS: dict[str, list[Bug]] = {
     # Allowed by the kit as it stands, though its reviewer counted it: switch_to_upgrade gives
     # {"tool": None} for a tool with no upgrade ("returns None (or {"tool": None})").
     "olly.py": [
+        Bug(2, ALLOWED_EQ, *exact_allowed('        if "allowed" in spec and value not in spec["allowed"]:\n')),
         Bug(2, "an item of a list arg is never checked against allowed (skus=['Z-999'] against allowed "
             "['A-100', 'B-200'] is None, and the body runs); the kit: \"Every rule of the item spec holds for each "
             'item, allowed too: allowed:skus"',
             '    if ("min" in spec or "max" in spec) and not in_range(item, spec):\n        return f"range:{field}"\n',
             '    if ("min" in spec or "max" in spec) and not in_range(item, spec):\n        return f"range:{field}"\n'
-            '    if "allowed" in spec and item not in spec["allowed"]:\n        return f"allowed:{field}"\n'),
+            '    if "allowed" in spec and not any(type(item) is type(a) and item == a for a in spec["allowed"]):\n'
+            '        return f"allowed:{field}"\n'),
         Bug(5, SELF_HOLDING + " (found while verifying the fixes, not in the reviewer's report)",
             *cycle_guard(ISINSTANCE_CONTAINERS)),
         Bug(5, TUPLE_REMEMBERED,
@@ -264,13 +307,16 @@ BUGS: dict[str, list[Bug]] = {
         Bug(6, HUGE_INT_ANSWER, *REPR_FALLBACK),
     ],
     # ── Dana (b2 student3) ──
-    # Taste, no fix: check_result's type(value) is not dict refuses an OrderedDict (the kit states
-    # no rule for subclasses); fix() catches only (KeyError, ValueError), which no kit fix exceeds;
+    # Taste, no fix (check_result's type(value) is not dict, refusing an OrderedDict, is a bug since
+    # issue 33: listed below); fix() catches only (KeyError, ValueError), which no kit fix exceeds;
     # stock_lookup and stock_lookup_v2 share their args and returns dicts; check_args and
     # check_result run outside any try in the door (harmless while they are right).
     # Allowed by the kit as it stands, though its reviewer counted it: the door names the type by
     # __qualname__ (tool:raised:Inventory.Down: "or a dotted name that ends in it").
     "dana.py": [
+        Bug(2, ALLOWED_EQ, *exact_allowed('    if "allowed" in spec and value not in spec["allowed"]:\n')),
+        Bug(3, EXACT_DICT, "    if type(value) is not dict:\n        return \"shape:result\"\n",
+            "    if not isinstance(value, dict):\n        return \"shape:result\"\n"),
         Bug(4, "the door catches BaseException and re-raises only three: asyncio.CancelledError, or any other "
             'BaseException, becomes tool:raised; the kit: "Any Exception from the body is tool:raised", '
             '"KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are no Exception: the door '
@@ -304,5 +350,53 @@ BUGS: dict[str, list[Bug]] = {
             'FIXES.get(reason.rsplit(":", 1)[0])',
             'FIXES.get(":".join(reason.split(":")[:2]))'),
         Bug(6, HUGE_INT_ANSWER, *REPR_ANSWER),
+    ],
+    # ── Fay (issue 33: one bug class) ──
+    'fay.py': [
+        Bug(4, 'the door fills in an optional arg\'s default before calling the body (call_tool(\'t\', {}) runs the body with n=3); the kit: default is "documentation only: the door never fills it in"',
+            '        defaults = {arg: spec["default"] for arg, spec in TOOLS[name]["args"].items() if "default" in spec}\n        value = TOOLS[name]["fn"](**{**defaults, **args})  # the model may leave an optional arg out\n',
+            '        value = TOOLS[name]["fn"](**args)\n'),
+    ],
+    # ── Gus (issue 33: one bug class) ──
+    'gus.py': [
+        Bug(3, 'check_result tests for a dict with type(value) == dict: an OrderedDict result is shape:result; the kit: "A value that is not a dict is shape:result" (an OrderedDict is a dict)',
+            '    return check_fields(specs, value, "") if type(value) == dict else "shape:result"\n',
+            '    return check_fields(specs, value, "") if isinstance(value, dict) else "shape:result"\n'),
+    ],
+    # ── Hana (issue 33: one bug class) ──
+    'hana.py': [
+        Bug(6, 'use_default_region maps a near miss to the allowed region it resembles ("Busan" to "busan", "Jeju" to "jeju") instead of DEFAULT_REGION; the kit: FIXES maps args:allowed:region to use_default_region, which sets DEFAULT_REGION',
+            '        allowed = TOOLS[state["tool"]]["args"][name].get("allowed", [])\n        close = difflib.get_close_matches(str(state["args"][name]).lower(), allowed, n=1)  # "Jeju" meant jeju\n        return {"args": {**state["args"], name: close[0] if close else DEFAULT_REGION}}\n',
+            '        return {"args": {**state["args"], name: DEFAULT_REGION}}\n'),
+    ],
+    # ── Ivan (issue 33: one bug class) ──
+    'ivan.py': [
+        Bug(6, 'find_fix looks a reason up by startswith over FIXES\' keys: args:allowed:region_code gets use_default_region; the kit: "A fix is looked up by the full reason, then by its <stage>:<check> prefix"',
+            '    for key, fix in FIXES.items():\n        if reason.startswith(key):\n            return fix\n    return None\n',
+            '    return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))\n'),
+    ],
+    # ── Jin (issue 33: one bug class) ──
+    'jin.py': [
+        Bug(6, 'the answer drops the value\'s text where json.dumps cannot write it (keys of mixed types, a list that holds itself): "a value that cannot be printed"; the kit: the answer "shows the ok value\'s text", "a value JSON cannot show ... is answered too"',
+            '    try:\n        text = json.dumps(state["result"]["value"], sort_keys=True, ensure_ascii=False)\n    except (TypeError, ValueError):\n        text = "a value that cannot be printed"\n    return {"status": "answered", "answer": f"{state[\'tool\']} answered: {text}",\n',
+            '    return {"status": "answered", "answer": f"{state[\'tool\']} answered: {_text(state[\'result\'][\'value\'], repr)}",\n'),
+    ],
+    # ── Kai (issue 33: one bug class) ──
+    'kai.py': [
+        Bug(6, 'clamp_into_range repairs state[\'args\'] in place: the caller\'s dict (a picker\'s own) is rewritten; the kit: "every other arg the caller gave stays as it was", a picker\'s args "go to the door as they are"',
+            '    state["args"][name] = value  # repair the args where they are\n    return {"args": state["args"]}\n',
+            '    return {"args": {**state["args"], name: value}}\n'),
+    ],
+    # ── Lea (issue 33: one bug class) ──
+    'lea.py': [
+        Bug(2, 'the allowed list is tested with ==: True passes an any arg whose allowed holds 1; the kit: "bool never passes for int", "A value that is not in the arg\'s allowed list is allowed:<arg>" (compared with its type)',
+            '    if "allowed" in spec and not any(value == a for a in spec["allowed"]):\n',
+            '    if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):\n'),
+    ],
+    # ── Nico (issue 33: one bug class) ──
+    'nico.py': [
+        Bug(6, 'clamp_into_range clamps every out-of-range arg, not only the one its reason names (limit=5 and budget=0.1: both repaired at once); the kit: "A fix changes only the field its reason names, and every other arg the caller gave stays as it was" (6.3 saw it only when its draw held two range failures: seeds 2, 3, 4 and 6 of the issue\'s seven)',
+            '    args = {**state["args"], name: value}\n    for other, spec in TOOLS[state["tool"]]["args"].items():  # the other numbers out of range too, while here\n        if type(args.get(other)) in (int, float) and "min" in spec and args[other] < spec["min"]:\n            args[other] = spec["min"]\n        elif type(args.get(other)) in (int, float) and "max" in spec and args[other] > spec["max"]:\n            args[other] = spec["max"]\n    return {"args": args}\n',
+            '    return {"args": {**state["args"], name: value}}\n'),
     ],
 }

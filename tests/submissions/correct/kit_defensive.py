@@ -10,6 +10,8 @@
 # door maps a check that raises to args:shape:args / result:shape:result; use_default_region
 # returns None ("cannot help after all") when DEFAULT_REGION is not in the contract's allowed list;
 # a fix that changes nothing cannot help either; run returns the eight keys; recursion_limit 2n + 8.
+# Edited for issue 33, one line: the kit now states that bool is never equal to an int in an allowed
+# list either (True == 1 in Python), so the allowed test compares the types too.
 """agtool.tools: a tool call is a contract. Check before the call, check again after.
 
 You build this module in six stages, one notebook each:
@@ -275,7 +277,7 @@ class _ArgWalker:
         if ("min" in spec or "max" in spec) and not in_range(value, spec):
             raise _Refused.because("range", field_name)
         # == rather than `in`: `in` tries identity first, and would let a NaN match itself
-        if "allowed" in spec and not any(value == choice for choice in spec["allowed"]):
+        if "allowed" in spec and not any(value == choice and type(value) is type(choice) for choice in spec["allowed"]):
             raise _Refused.because("allowed", field_name)
         if "properties" in spec:
             inner = check_arg_fields(spec["properties"], value, field_name + ".")

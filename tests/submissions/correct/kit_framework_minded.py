@@ -9,6 +9,8 @@
 # uses exact types and tracks containers on the current path; the memo key is byte-identical to
 # json.dumps(args, sort_keys=True); a fix falls back to result["error"] when reasons is empty; run
 # returns exactly the eight keys; recursion_limit 2*max(n, 0) + 8.
+# Edited for issue 33, one line: the kit now states that bool is never equal to an int in an allowed
+# list either (True == 1 in Python), so the allowed test compares the types too.
 """agtool.tools: a tool call is a contract. Check before the call, check again after.
 
 You build this module in six stages, one notebook each:
@@ -219,9 +221,9 @@ def _kw_maximum(validator, maximum, instance, schema) -> Iterator[ValidationErro
 
 
 def _kw_enum(validator, enum, instance, schema) -> Iterator[ValidationError]:
-    # allowed only ever holds str, int, float or bool (check_table), and the type keyword
-    # has already refused True for an int: Python's `in` is exact enough here.
-    if instance not in enum:
+    # allowed only ever holds str, int, float or bool (check_table); an any arg takes True, and
+    # True == 1 in Python: the types must agree too.
+    if not any(type(instance) is type(choice) and instance == choice for choice in enum):
         yield ValidationError("not an allowed value")
 
 

@@ -6,6 +6,8 @@
 # list; is_json matches class patterns (subclasses accepted) and tracks containers on the current
 # path; the answer is repr, else the type's name; run returns LangGraph's final state as it is
 # (request too); recursion_limit 2*max(n, 0) + 3.
+# Edited for issue 33, one line: the kit now states that bool is never equal to an int in an allowed
+# list either (True == 1 in Python), so the allowed test compares the types too.
 """agtool.tools: a tool call is a contract. Check before the call, check again after.
 
 You build this module in six stages, one notebook each:
@@ -142,7 +144,7 @@ def _check_value(spec: dict, value: Any, where: str) -> str | None:
         return f"type:{where}"
     if not in_range(value, spec):
         return f"range:{where}"
-    if "allowed" in spec and value not in spec["allowed"]:
+    if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):
         return f"allowed:{where}"
     if "properties" in spec:
         return check_arg_fields(spec["properties"], value, where + ".")

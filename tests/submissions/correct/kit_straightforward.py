@@ -8,6 +8,8 @@
 # JSON text only when is_json(envelope); a fix node turns a fix that raises into "cannot help";
 # the answer is sorted JSON (ensure_ascii=False), else repr, else the type's name; run returns
 # exactly the eight keys; recursion_limit 2n + 10.
+# Edited for issue 33, one line: the kit now states that bool is never equal to an int in an allowed
+# list either (True == 1 in Python), so the allowed test compares the types too.
 """agtool.tools: a tool call is a contract. Check before the call, check again after.
 
 You build this module in six stages, one notebook each:
@@ -248,7 +250,7 @@ def check_arg_value(spec: dict, value: Any, field_name: str) -> str | None:
         return f"type:{field_name}"
     if ("min" in spec or "max" in spec) and not in_range(value, spec):
         return f"range:{field_name}"
-    if "allowed" in spec and value not in spec["allowed"]:
+    if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):
         return f"allowed:{field_name}"
     if "properties" in spec:
         reason = check_arg_fields(spec["properties"], value, field_name + ".")

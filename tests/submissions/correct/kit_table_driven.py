@@ -10,6 +10,8 @@
 # JSON text only when it reads back equal; clamp_into_range returns the args unchanged when the
 # value is already inside (the repeated reason then gives up); run returns LangGraph's whole state
 # (request too); recursion_limit 2n + 4.
+# Edited for issue 33, one line: the kit now states that bool is never equal to an int in an allowed
+# list either (True == 1 in Python), so the allowed test compares the types too.
 """agtool.tools: a tool call is a contract. Check before the call, check again after.
 
 You build this module in six stages, one notebook each:
@@ -211,7 +213,7 @@ def _arg_reason(spec: dict, value: Any, where: str) -> str | None:
     """Why one value breaks its arg spec (type, allowed, range, then inside it), or None."""
     if not has_type(value, spec["type"]):
         return f"type:{where}"
-    if "allowed" in spec and value not in spec["allowed"]:
+    if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):
         return f"allowed:{where}"
     if not in_range(value, spec):
         return f"range:{where}"

@@ -1,3 +1,5 @@
+# Edited for issue 33, one line: the kit now states that bool is never equal to an int in an allowed
+# list either (True == 1 in Python), so the allowed test compares the types too.
 """A correct tools.py written unlike the reference: the grader must give it 100.
 
 Different orders where the spec allows any (inside a dict arg check_args reports contract
@@ -88,7 +90,7 @@ def arg_problems(specs, args, prefix):
             value = args[name]
             if ("min" in spec or "max" in spec) and not within(value, spec):
                 yield "range:" + field
-            if "allowed" in spec and value not in spec["allowed"]:
+            if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):
                 yield "allowed:" + field
             if "properties" in spec:
                 yield from arg_problems(spec["properties"], value, field + ".")
