@@ -114,6 +114,18 @@ SPELLINGS = [
         _EXCEPT,
         _EXCEPT.replace("{type(error).__name__}", "{type(error).__module__}.{type(error).__qualname__}"),
     ),
+    # What the lesson leaves to the student (agtool/rules.py says "yours"), done the other way from the reference:
+    mutant(  # 2.2: the reference raises there (TOOLS[name], a loop over args); the door never asks it
+        "check_args gives a reason for an unknown tool or args that are not a dict",
+        '    return check_arg_fields(TOOLS[name]["args"], args, prefix="")',
+        '    if name not in TOOLS or not isinstance(args, dict):\n        return "shape:args"\n'
+        '    return check_arg_fields(TOOLS[name]["args"], args, prefix="")',
+    ),
+    mutant(  # 3.4: no JSON value a tool sends; the reference calls them neither empty nor too big
+        "an empty tuple, set or bytes in an any key is empty",
+        "        if isinstance(item, (list, dict, str)):",
+        "        if isinstance(item, (list, dict, str, tuple, set, bytes)):",
+    ),
     mutant(
         "a tool name that is no str written as JSON",
         '        return failure(f"tool:unknown:{name}")',
