@@ -74,8 +74,8 @@ RULES: dict[str, Rule] = {
     ),
     "2.4": Rule(
         "check_args",
-        "`bool` never passes for `int` or `float` (bool is an int in Python!); an int passes for `float`; `any` "
-        "lets every value through.",
+        "`bool` never passes for `int` or `float` (bool is an int in Python!); an int passes for `float`; a dict "
+        "subclass (an `OrderedDict`) passes for `dict`, as in a result (3.1); `any` lets every value through.",
     ),
     "2.5": Rule(
         "check_args",

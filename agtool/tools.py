@@ -184,7 +184,8 @@ def check_args(name: str, args: dict) -> str | None:
       `missing:<arg>`; an absent optional arg is fine, and a present arg is never missing, even
       when its value is `None`, `0`, `False` or an empty str.
     - 2.4 `bool` never passes for `int` or `float` (bool is an int in Python!); an int passes
-      for `float`; `any` lets every value through.
+      for `float`; a dict subclass (an `OrderedDict`) passes for `dict`, as in a result (3.1);
+      `any` lets every value through.
     - 2.5 Both bounds are inclusive, and NaN is outside every range that has a bound; a float
       arg with no `min` and no `max` lets NaN through. An int too big for a float, such as
       `10 ** 400`, is compared as it is: above `max` it is `range:<arg>`, and it never makes

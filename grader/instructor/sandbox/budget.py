@@ -70,18 +70,20 @@ class Watch:
         self._count(processes)
         if sum(_cpu_ticks(pid) for pid in processes) / _TICKS > self.limits.stage_seconds:
             raise TimedOut(f"the stage used over {self.limits.stage_seconds:g} s of CPU in all: an infinite loop?")
-        self._check_files(processes, unnamed=True)
+        self._check_files(processes)
         self.next_check = time.monotonic() + EVERY
 
     def answered(self) -> None:
         """The quick look after every answer, at what the child's main thread (the submission's code)
-        forked and its workdir: what a request left running or written is charged to that very request
-        (its verdict does not hang on when the last whole look was). Forks of its other threads, and
-        their descendants' own, wait for the whole look, and so do files without a name outside a tmpfs of
-        the child's own (reading every process's descriptors and maps would double what this look costs)."""
+        forked and its workdir, files without a name included: what a request left running or written is
+        charged to that very request (its verdict does not hang on when the last whole look was: a stage
+        over within EVERY seconds would have none, and a quiet machine would miss what a loaded one sees).
+        Forks of its other threads, and their descendants' own, wait for the whole look. Outside a tmpfs
+        of the child's own, reading its descriptors and maps costs this look about as much again; in one,
+        nothing (the tmpfs's own count holds the files without a name)."""
         processes = {self.pid, *_children(self.pid, tasks=(str(self.pid),))}
         self._count(processes)
-        self._check_files(processes, unnamed=False)
+        self._check_files(processes)
 
     def _count(self, processes: set[int]) -> None:
         if len(processes) > PROCESSES:
@@ -98,9 +100,9 @@ class Watch:
                 f"the submission's processes held more than {most // MB} MB of memory in all (forking to get more?)"
             )
 
-    def _check_files(self, processes: set[int], unnamed: bool) -> None:
+    def _check_files(self, processes: set[int]) -> None:
         """OverBudget if the workdir holds too many bytes, entries or levels: in a tmpfs of the child's own, all
-        it holds; elsewhere its named files, and (`unnamed`) the files without a name `processes` hold."""
+        it holds; elsewhere its named files, and the files without a name `processes` hold."""
         most = self.limits.workdir_bytes
         try:
             top = os.open(self.workdir, _DIRECTORY)
@@ -111,7 +113,7 @@ class Watch:
                 _over_files(_tmpfs_used(top, tmpfs_bytes(most)), most)
                 _walk(top, most, held=0)  # for entries and levels: its bytes are in the count above
             else:
-                _walk(top, most, held=self._unnamed(processes) if unnamed else 0)
+                _walk(top, most, held=self._unnamed(processes))
         finally:
             os.close(top)
 

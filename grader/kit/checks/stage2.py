@@ -577,6 +577,8 @@ INCIDENTS = {
             ({"amount": 50.5, "rush": True}, {"rush": True, "amount": 12.25}),
         ),
         one(ALL_KINDS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1, "a"], "d": {"k": 1}}),
+        # a dict subclass is a dict (json.loads(..., object_pairs_hook=OrderedDict)), in args as in results
+        one({"d": {"type": "dict"}}, {"d": {"$ordered": [["k", 1]]}}),
         one({}, {}),
         Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", (GOOD,)),
         one(

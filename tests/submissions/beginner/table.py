@@ -70,6 +70,11 @@ ALLOWED_EQ = (
     "never passes for int\", \"A value that is not in the arg's allowed list is allowed:<arg>\" (stated since issue "
     "33: compared with its type; the kit before it was silent, so the reviewer could not count it)"
 )
+EXACT_DICT_ARG = (
+    "has_type tests for a dict by its exact type: an OrderedDict for a dict arg is refused (and so is one in a "
+    "result's dict key, where check_result asks has_type); the kit: \"a dict subclass (an OrderedDict) passes for "
+    "dict, as in a result\" (2.4, stated when the kit's self-check found it where the grade did not)"
+)
 EXACT_DICT = (
     "check_result tests for a dict by its exact type: an OrderedDict result is shape:result; the kit: \"A value "
     "that is not a dict is shape:result\" (an OrderedDict is a dict: stated since issue 33, which turned the "
@@ -118,12 +123,15 @@ BUGS: dict[str, list[Bug]] = {
         Bug(6, HUGE_INT_ANSWER, *REPR_FALLBACK),
     ],
     # ── Ben (b1 beginner2) ──
-    # Taste, no fix: exact-type checks elsewhere (an OrderedDict refused as a result is a bug since issue 33,
-    # as is changing state["args"] in place: listed below); the blanket
+    # Taste, no fix: exact-type checks elsewhere (an OrderedDict refused as a result or an arg is a bug since
+    # issue 33, as is changing state["args"] in place: listed below); the blanket
     # `except Exception: return "shape:result"` in check_result; find_fix raises IndexError on a
     # reason with no colon (outside the reason format); arg_schema leaves description out (an extra).
     # Harmless once clamp_into_range is right: fix() catches only KeyError.
     "ben.py": [
+        Bug(2, EXACT_DICT_ARG,
+            "    return type(value) == _PY_TYPES[kind]\n",
+            '    return type(value) == _PY_TYPES[kind] or (kind == "dict" and isinstance(value, dict))\n'),
         Bug(2, ALLOWED_EQ,
             ('        if "allowed" in spec and v not in spec["allowed"]:\n',
              '                if "allowed" in item_spec and item not in item_spec["allowed"]:\n'),
@@ -233,6 +241,7 @@ BUGS: dict[str, list[Bug]] = {
     # than 14,000 bits through, so memo_key gives it a key of its own ("ints of more than 14,000 bits
     # may get None or a key of their own").
     "sam.py": [
+        Bug(2, EXACT_DICT_ARG, "        return type(value) == dict\n", "        return isinstance(value, dict)\n"),
         Bug(2, ALLOWED_EQ, *exact_allowed('    if "allowed" in spec and value not in spec["allowed"]:\n')),
         Bug(1, 'arg_schema leaves out a max of 0 (if spec.get("max"):); the kit: "Each arg is a property with its '
             'JSON Schema type, enum for allowed, minimum and maximum for min and max"',
