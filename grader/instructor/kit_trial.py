@@ -7,7 +7,6 @@ student starts (make, the commands without make, a hosted notebook's cell); `pyt
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,7 +84,3 @@ def bare_python(folder: Path, timeout: float) -> Path:
     if done.returncode:
         raise RuntimeError(f"the hub's Jupyter did not install:\n{done.stderr[-2000:]}")
     return python
-
-
-def remove(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
