@@ -347,3 +347,26 @@ def test_a_missing_function_is_named_by_the_file_not_the_module_the_grader_impor
         said.append(results.read_text().replace(str(json.loads(results.read_text())["execution_time"]), ""))
     assert "tools.py has no 'memo_key'" in said[0]
     assert "submission_" not in said[0] and said[0] == said[1]
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "value in spec['allowed']",  # True passes where 1 is allowed
+        "(value in spec['allowed'] if type(value) is not bool else any(item is value for item in spec['allowed']))",
+    ],  # the second lets 1 pass where only True is allowed: the other side of True == 1
+    ids=["bool for a number", "number for a bool"],
+)
+def test_a_bool_and_a_number_taken_for_each_other_in_allowed_get_the_hint_that_says_so(test, tmp_path):
+    """2.6's hint names the cause a student meets either way round (a beginner's `value not in allowed`
+    let 1 through for [True] and got only the rule back)."""
+    line = (
+        '        if "allowed" in spec and not any('
+        'type(value) is type(item) and value == item for item in spec["allowed"]):\n'
+    )
+    assert REFERENCE.count(line) == 1
+    path = tmp_path / "tools.py"
+    path.write_text(REFERENCE.replace(line, f'        if "allowed" in spec and not {test}:\n'))
+    (result,) = grade(str(path), LocalSession, seed=0, stages=(2,), only="2.6").results
+    assert not result.passed and result.failure is not None
+    assert "one is a bool and the other a number" in result.failure.hint, result.failure.hint

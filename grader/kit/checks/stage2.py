@@ -271,9 +271,9 @@ HINTS = {
     "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec has it.",
     "allowed": "A value must be one of the spec's allowed list: allowed:<arg>.",
     "allowed bool": (
-        "The value is a bool, and the allowed list holds a number equal to it in Python (True == 1): yet bool "
-        "is never an int, in an allowed list too, so the bool is not allowed. The value and the allowed item "
-        "must be of the same kind as well as equal."
+        "The value and an item of the allowed list are equal in Python (True == 1), but one is a bool and the "
+        "other a number: bool is never an int, in an allowed list too, so the value is not allowed. The value "
+        "and the allowed item must be of the same kind as well as equal."
     ),
     "path": (
         "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
@@ -338,7 +338,7 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
                 return HINTS["nan"]
             if kind == "unknown" and holds_odd_name(contract, args):
                 return HINTS["non-str name"]
-            if kind == "allowed" and type(value) is bool:
+            if kind == "allowed" and _bool_beside_number(value, contract.get(field, {}).get("allowed", [])):
                 return HINTS["allowed bool"]
             return HINTS.get(kind, "")
         return ""
@@ -354,6 +354,11 @@ _ABSENT = object()
 def _holds_huge_int(args: dict) -> bool:
     """Is a top-level arg an int too big for a float?"""
     return any(type(value) is int and value.bit_length() > 1024 for value in args.values())
+
+
+def _bool_beside_number(value, allowed) -> bool:
+    """Is the value equal to an allowed item in Python though one of the two is a bool (True == 1)?"""
+    return any((type(value) is bool) != (type(item) is bool) and value == item for item in allowed)
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
