@@ -4,6 +4,7 @@ student starts (make, the commands without make, a hosted notebook's cell); `pyt
 --kit-setup` times them and weighs what they install, and the kit's README states those figures.
 """
 
+import json
 import os
 import re
 import shlex
@@ -61,6 +62,18 @@ def readme_block(kit: Path, language: str, after: str) -> list[str]:
         raise LookupError(f"the kit's README has no ```{language} block after {after!r}")
     lines = (re.sub(r"\s+#.*$", "", line.strip()) for line in found[1].splitlines())
     return [line for line in lines if line]
+
+
+def installed(python: Path) -> dict[str, str]:
+    """name -> version of every distribution an environment's pip lists (an editable install left out)."""
+    done = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format", "json", "--exclude-editable"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=student_env(),
+    )
+    return {lock.canonical(row["name"]): row["version"] for row in json.loads(done.stdout)}
 
 
 def disk(folder: Path) -> int:

@@ -17,7 +17,7 @@ from packaging.requirements import Requirement
 
 import agtool
 from grader.__main__ import main
-from grader.instructor import lock
+from grader.instructor import kit_trial, lock
 from grader.instructor.bundle import STUDENT, autograde
 from grader.instructor.release import leaks, solution_lines
 from grader.instructor.sandbox import confine
@@ -307,10 +307,7 @@ def test_setup_sh_builds_the_grading_venv_and_run_autograder_grades_with_it(bund
     )
     assert built.returncode == 0, built.stderr[-3000:]
     python = root / "venv" / "bin" / "python"
-    listed = subprocess.run(
-        [str(python), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True, timeout=120
-    )
-    found = {lock.canonical(row["name"]): row["version"] for row in json.loads(listed.stdout)}
+    found = kit_trial.installed(python)
     pinned = lock.read(lock.GRADING.path)
     assert {name: found.get(name) for name in pinned} == pinned and set(found) - set(pinned) <= {"pip", "setuptools"}
     done = subprocess.run(

@@ -46,17 +46,6 @@ def skeleton_make_test(kit) -> subprocess.CompletedProcess:
     return kit_trial.run(kit, ["make", "--no-print-directory", "test"], timeout=INSTALL)
 
 
-def installed(python: Path) -> dict[str, str]:
-    done = subprocess.run(
-        [str(python), "-m", "pip", "list", "--format", "json", "--exclude-editable"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=kit_trial.student_env(),
-    )
-    return {lock.canonical(row["name"]): row["version"] for row in json.loads(done.stdout)}
-
-
 def test_make_test_builds_the_kits_environment_and_says_of_the_skeleton_that_nothing_passes(kit, skeleton_make_test):
     done = skeleton_make_test
     assert (kit / ".venv" / ".installed").exists(), done.stderr[-3000:]
@@ -67,7 +56,7 @@ def test_make_test_builds_the_kits_environment_and_says_of_the_skeleton_that_not
 
 def test_the_kits_environment_is_the_kit_lock_and_none_of_the_instructors_tools(kit, skeleton_make_test):
     """Every package at the kit lock's version; nothing of the grader's, the linters' or the tests' tools."""
-    found = installed(kit / ".venv" / "bin" / "python")
+    found = kit_trial.installed(kit / ".venv" / "bin" / "python")
     pinned = lock.read(kit / "constraints.txt")
     assert {name: found[name] for name in pinned} == pinned
     assert set(found) - set(pinned) <= {"pip", "setuptools"}, set(found) - set(pinned)
@@ -160,7 +149,7 @@ def test_the_hosted_cell_installs_the_kit_into_a_bare_kernel_where_the_notebooks
     assert cell.startswith("%pip install")
     done = kit_trial.run(kit, [str(python), "-m", "IPython", "-c", cell], timeout=INSTALL, cwd=kit / "notebooks")
     assert done.returncode == 0 and "ERROR" not in done.stderr, done.stdout[-2000:] + done.stderr[-2000:]
-    found = installed(python)
+    found = kit_trial.installed(python)
     assert not INSTRUCTORS & set(found) and {"langgraph", "altair", "mcp"} <= set(found)
     where = kit_trial.run(kit, [str(python), "-c", "import agtool.tools; print(agtool.tools.__file__)"], timeout=60)
     assert where.stdout.strip() == str(kit / "agtool" / "tools.py"), where.stderr
