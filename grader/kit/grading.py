@@ -20,7 +20,7 @@ from grader.kit.boundary.exchange import Session, SessionFactory
 from grader.kit.checks import CHECKLISTS
 from grader.kit.errors import SessionDied
 from grader.kit.intake import NotASubmission, Submission, submission_at
-from grader.kit.probing import NOT_IMPORTED, Check, CheckResult, run_check, run_public
+from grader.kit.probing import NOT_IMPORTED, Check, CheckResult, run_check, run_public, shrunk
 
 STAGE_POINTS = {number: lesson.points for number, lesson in STAGES.items()}  # what each stage's checks add up to
 
@@ -80,7 +80,7 @@ def grade(
     for number in stages:
         checks = [check for check in CHECKLISTS[number].checks if only in (None, check.label)]
         if checks:
-            results += grade_stage(checks, read, session_factory, run)
+            results += grade_stage(checks, read, session_factory, run, cut=probes is None)
     return Grade(read.path, seed, results, time.perf_counter() - started)
 
 
@@ -125,7 +125,10 @@ def grade_stage(
     submission: Submission,
     session_factory: SessionFactory,
     run: Callable[[Check, Session], CheckResult],
+    cut: bool = False,
 ) -> list[CheckResult]:
+    """The stage's checks in order, in one session; with `cut`, each failing case then cut down to the smallest
+    that fails alike (probing.shrunk: it needs the oracle, so the kit's stored probes are shown whole)."""
     results: list[CheckResult] = []
     try:
         session = session_factory(submission, checks[0].stage)
@@ -145,6 +148,8 @@ def grade_stage(
             else:
                 result = run(check, session)
             results.append(result)
+        if cut:
+            results = shrunk(results, session)
     finally:
         session.close()
     return results

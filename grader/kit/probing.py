@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 from agtool.rules import RULES, Rule
 from grader.kit.errors import SessionDied
 from grader.kit.pasteable import pasteable
+from grader.kit.smaller import smallest as cut_down
 
 if TYPE_CHECKING:  # a type only: importing session here (it imports trusted, the oracle, the checks) is a cycle
     from grader.kit.boundary.exchange import Session
@@ -79,6 +80,7 @@ class Mismatch:
     got: str
     hint: str = ""  # the hint for what was observed; "" keeps the check's own
     setting: str | None = None  # the part of the case's setting this call needs; None: the whole of it
+    raised: tuple[str, ...] = ()  # the exceptions the module raised in the case's calls, by name, in order
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ class CheckResult:
     message: str  # one line: "passed on 120 inputs", "not implemented yet: ..."
     failure: Mismatch | None = None
     died: bool = False  # the session died: the stage's later checks cannot run
+    case: Any = None  # the case of the failure, as data: what grader/kit/smaller.py cuts down
 
     @property
     def score(self) -> int:
@@ -215,6 +218,7 @@ class _Probing:
     """What one run_check has learnt so far: Hypothesis calls the probe, the verdict reads this."""
 
     failure: Mismatch | None = None  # the last failing case recorded: the smallest found
+    case: Any = None  # its case
     stop: str | None = None  # why no case can be judged any more (died, not implemented)
     died: bool = False  # the session died: the stage's later checks cannot run
     inputs: int = 0  # calls judged, what "passed on N inputs" counts
@@ -224,7 +228,7 @@ class _Probing:
         if self.stop is not None:
             return CheckResult(check, False, self.stop, died=self.died)
         if self.failure is not None:
-            return CheckResult(hinted(check, self.failure), False, "found a wrong answer", self.failure)
+            return CheckResult(hinted(check, self.failure), False, "found a wrong answer", self.failure, case=self.case)
         return CheckResult(check, True, f"passed on {self.inputs} inputs")
 
 
@@ -250,7 +254,7 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
         found.inputs += len(observation["results"])
         failure = judged(check, case, observation, functools.partial(check.judge, case, observation))
         if failure is not None:  # the last one recorded is the smallest: a passing case keeps it
-            found.failure = failure
+            found.failure, found.case = failure, case
             raise _Failed
 
     # The fixed cases first, each once, in the written order, outside Hypothesis: they are the same
@@ -450,13 +454,16 @@ def hinted(check: Check, failure: Mismatch) -> Check:
     return dataclasses.replace(check, hint=failure.hint) if failure.hint else check
 
 
+CHOKED = "(an answer the grader could not read)"  # a Mismatch's call when the judge itself raised
+
+
 def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Mismatch | None]) -> Mismatch | None:
     """The failure the student reads, or None when the answer is right."""
     try:
         mismatch = judge()
     except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
         mismatch = Mismatch(
-            "(an answer the grader could not read)",
+            CHOKED,
             "an answer of the shape the spec gives",
             f"{observation!r:.300} ({error!r:.100})",
         )
@@ -466,7 +473,62 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
     call = mismatch.call
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
         setting, call = pasteable(check.probe(case), observation, setting, mismatch)
-    return dataclasses.replace(mismatch, setting=setting, call=call)
+    return dataclasses.replace(mismatch, setting=setting, call=call, raised=raised_in(observation))
+
+
+def raised_in(observation: dict) -> tuple[str, ...]:
+    """The exceptions a module raised in a request's calls, by name ("KeyError" of "KeyError: 'x'")."""
+    return tuple(
+        result["raised"].partition(":")[0]
+        for result in observation.get("results", ())
+        if type(result) is dict and type(result.get("raised")) is str
+    )
+
+
+def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
+    """The stage's results, each failure's case cut down to the smallest that fails alike (grader/kit/smaller.py).
+
+    Run once the stage's checks have all run, in their session: a smaller case that kills the
+    session (a loop the larger one never entered) ends the cutting, never a check. A kept cut
+    fails with the same hint and the same exceptions: the same cause, in fewer lines."""
+    alive = True
+
+    def smaller(result: CheckResult) -> CheckResult:
+        nonlocal alive
+        check, failure = result.check, result.failure
+        if not alive or failure is None or result.case is None:
+            return result
+
+        def fails_alike(case: Any) -> Mismatch | None:
+            nonlocal alive
+            try:
+                want = check.expect(case)
+            except Exception:  # a case the oracle cannot answer is no case of the lesson's
+                return None
+            try:
+                observation = session.request(check.probe(case))
+            except SessionDied:
+                alive = False
+                raise _Stop from None
+            if blocker(observation):
+                return None
+            try:
+                found = judged(check, case, observation, functools.partial(check.compare, case, want, observation))
+            except Exception:  # a case the check cannot write out is no case of the lesson's either
+                return None
+            if found is None or (found.call == CHOKED) != (failure.call == CHOKED):
+                return None
+            return found if (found.hint, found.raised) == (failure.hint, failure.raised) else None
+
+        try:
+            case, smallest = cut_down(result.case, check.probe, fails_alike)
+        except _Stop:
+            return result
+        if smallest is None:
+            return result
+        return dataclasses.replace(result, failure=smallest, case=case)
+
+    return [smaller(result) for result in results]
 
 
 def case_seed(seed: int, check: Check) -> int:

@@ -25,6 +25,16 @@ _made: dict[str, type] = {}
 # The built-in BaseExceptions that are no Exception: a door must let them out (stage 4).
 LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit")
 SPY_MARK = "grader_spy"  # set on every exception a spy raises: the child tells it from a real Ctrl-C
+STEPS = ("return", "raise", "echo")  # what a body's step does: a step is a dict of one of these
+
+
+def is_body(steps: Any) -> bool:
+    """Is it a body a spy can run: a non-empty list of steps, each {kind: what} for a kind of STEPS?"""
+    return (
+        type(steps) is list
+        and bool(steps)
+        and all(type(step) is dict and len(step) == 1 and next(iter(step)) in STEPS for step in steps)
+    )
 
 
 def exception_class(name: str) -> type:

@@ -219,6 +219,22 @@ def mutate(value: Any) -> None:
     walk(value)
 
 
+_BIG = 2**64  # an int past this is written as a power of 2 (2 ** 1100 + 3), as a student would type it
+
+
+def _big_int(value: int) -> str:
+    """A big int as a power of 2 and what is left (2 ** 1100 + 3); its digits where it is none (rest as big)."""
+    sign, size = ("-", -value) if value < 0 else ("", value)
+    power = size.bit_length() - 1
+    if size - 2**power >= 2 ** (power - 1) and 2 ** (power + 1) - size < _BIG:
+        power += 1  # just under the next power: 2 ** 1101 - 3
+    rest = size - 2**power
+    if abs(rest) >= _BIG:
+        return repr(value)
+    text = f"2 ** {power}" + (f" + {rest}" if rest > 0 else f" - {-rest}" if rest < 0 else "")
+    return f"-({text})" if sign and rest else f"{sign}{text}"
+
+
 def py(value: Any, limit: int = 400) -> str:
     """value written as Python source, cut short past `limit` characters."""
     text = _py(value)
@@ -251,6 +267,8 @@ def _py(value: Any) -> str:
         return f"<not plain data: {value[NOT_PLAIN]}>"
     if type(value) is float and not math.isfinite(value):
         return f"float({str(value)!r})"
+    if type(value) is int and abs(value) >= _BIG:
+        return _big_int(value)
     if type(value) is list:
         return "[" + ", ".join(map(_py, value)) + "]"
     if type(value) is dict:

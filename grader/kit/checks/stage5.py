@@ -128,7 +128,8 @@ def memo_hint(runs: str, want: dict, result: dict, problem: str, odd: str = "") 
     if odd and problem.startswith("an exception"):
         return (
             f"call_memo never raises, and this ok value holds {odd}: json.dumps raises TypeError for a set, "
-            "bytes or an object and ValueError for a list that holds itself (or NaN, with allow_nan=False). "
+            "bytes or an object and ValueError for a list that holds itself or an int of over 4,300 digits "
+            "(or NaN, with allow_nan=False). "
             "Such a value is not remembered (the next call runs the body again), or it is remembered exactly."
         )
     if odd and problem == "another envelope":
@@ -220,6 +221,7 @@ _ODD_WORDS = (
     ("$cycle", "a list that holds itself"),
     ("$bytes", "bytes"),
     ("$object", "an object"),
+    ("$power", "an int of over 4,300 digits"),
 )
 
 
@@ -369,36 +371,9 @@ def _leaves(value) -> list:
     return [value]
 
 
-class _Shown:
-    """A value written as a student would type it (2 ** 14000 rather than its 4,215 digits)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def _readable(value):
-    if type(value) is int and value.bit_length() > 64:
-        bits = value.bit_length()
-        if value == 2 ** (bits - 1):
-            return _Shown(f"2 ** {bits - 1}")
-        if value == 2**bits - 1:
-            return _Shown(f"2 ** {bits} - 1")
-        return _Shown(f"<an int of {bits} bits>")
-    if values.tagged(value):
-        return value
-    if type(value) is list:
-        return [_readable(item) for item in value]
-    if type(value) is dict:
-        return {key: _readable(item) for key, item in value.items()}
-    return value
-
-
 def show_value(value) -> str:
-    """value as Python, whole: big ints written as powers of two, never cut."""
-    return py(_readable(value), 10**5)
+    """value as Python, whole (big ints written as powers of two), never cut."""
+    return py(value, 10**5)
 
 
 def show_keys(case: Pairs) -> str:

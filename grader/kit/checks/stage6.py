@@ -72,6 +72,12 @@ class Case:
     runs: tuple  # (request, how run is called, share one memo?): how is None (the default limit), an int
     # (max_attempts), or run's keyword arguments as JSON ({"max_attempts": True}, {"picker": {"$spy": t}})
 
+    def keeps_form_of(self, original: "Case") -> bool:
+        """A smaller case (grader/kit/smaller.py) asks as the original did: a request with a tool and args
+        keeps both (the odd requests of 6.7 are shown as they are)."""
+        whole = all(type(req) is dict and {"tool", "args"} <= req.keys() for req, _, _ in original.runs)
+        return not whole or all(type(req) is dict and {"tool", "args"} <= req.keys() for req, _, _ in self.runs)
+
 
 def probe(case: Case) -> dict:
     calls = []
@@ -1060,9 +1066,19 @@ FIX_TABLE = {
 BASE = {"sku": "A-100", "region": "seoul", "limit": 1}
 
 
+# What a fix's state holds after one failed call (fix_state): a failure's smaller case may hold fewer.
+STATE_PARTS = ("request", "tool", "args", "result", "reasons", "path", "attempts")
+
+
 @dataclass(frozen=True)
 class Fixes:
     calls: tuple  # (FIXES key, tool, args, reason)
+    state: tuple = STATE_PARTS  # the keys each fix's state holds: all of them, or those a failure needs shown
+
+    def keeps_form_of(self, original: "Fixes") -> bool:
+        """A smaller case (grader/kit/smaller.py) still hands each fix a state after a failed call: its tool,
+        args and result, and in the args the field an args: reason names."""
+        return not _fix_form(original) or _fix_form(self)
 
     @property
     def table(self) -> dict:
@@ -1083,9 +1099,16 @@ class Fixes:
         return {tool: entry(args=specs, upgrade=upgrades.get(tool)) for tool in FIX_TABLE if tool in tools}
 
 
-def fix_state(tool: str, args, reason: str) -> dict:
-    """The state a fix is handed after one failed call, as the graph's fix node hands it."""
-    return {
+def _fix_form(case: "Fixes") -> bool:
+    return {"tool", "args", "result"} <= set(case.state) and all(
+        not reason.startswith("args:") or (type(args) is dict and _field(reason).split(".")[0] in args)
+        for _, _, args, reason in case.calls
+    )
+
+
+def fix_state(tool: str, args, reason: str, keys: tuple = STATE_PARTS) -> dict:
+    """The state a fix is handed after one failed call, as the graph's fix node hands it; of `keys` alone."""
+    state = {
         "request": {"tool": tool, "args": args},
         "tool": tool,
         "args": args,
@@ -1094,6 +1117,7 @@ def fix_state(tool: str, args, reason: str) -> dict:
         "path": ["pick", "call"],
         "attempts": 1,
     }
+    return {key: part for key, part in state.items() if key in keys}
 
 
 def probe_fixes(case: Fixes) -> dict:
@@ -1101,7 +1125,10 @@ def probe_fixes(case: Fixes) -> dict:
     return request(
         6,
         case.table,
-        [call(["FIXES", key], fix_state(tool, args, reason), kept=True) for key, tool, args, reason in case.calls],
+        [
+            call(["FIXES", key], fix_state(tool, args, reason, case.state), kept=True)
+            for key, tool, args, reason in case.calls
+        ],
     )
 
 
