@@ -272,6 +272,27 @@ def test_the_goals_the_pages_state_are_the_benchmarks_own():
     assert not any(ratios.values()), f"a measured ratio written as prose: {ratios}"
 
 
+def test_the_budgets_the_threat_model_states_are_the_sandboxs():
+    """A budget is a design, not a measure: the page states each as the code holds it (Limits' defaults)."""
+    from grader.instructor.sandbox import budget, confine
+    from grader.instructor.sandbox.session import Limits
+    from grader.kit import public
+
+    limits, mb = Limits(), 1024 * 1024
+    model = " ".join(PAGES["docs/threat-model.md"].split())
+    for stated in (
+        f"every {budget.EVERY:g} s while it waits",
+        f"Per stage: {limits.answer_seconds:g} s of wall clock an answer; {limits.stage_seconds:g} s of CPU in all",
+        f"{limits.wall_seconds:g} s of wall clock is the backstop",
+        f"{limits.memory_bytes // mb} MB of memory of its own",
+        f"capped at {limits.memory_bytes // mb} MB above what it started with",
+        f"{confine.PROCESSES} processes and threads; {limits.output_bytes // mb} MB in any one file",
+        f"{limits.workdir_bytes // mb} MB, {confine.ENTRIES:,} entries and {budget.DEPTH} levels of folders",
+        f"about {public.DRAWN} cases drawn with a fixed release seed",
+    ):
+        assert stated in model, stated
+
+
 # ── the map's import rules, read off the source ──────────────────────────────
 
 
