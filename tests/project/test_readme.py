@@ -8,7 +8,7 @@ one Checklist.check takes, and its import rules are read off the source; every r
 link of README.md and docs/*.md reaches a file and, after '#', a heading of it; every
 `python -m` and `make` command they name is the project's, with options it has; and the
 README stays a front door, under 12,000 bytes. Measured figures come from the benchmarks'
-output: the pages state goals, and only the goals the benchmarks hold.
+output: the pages state goals and budgets, each as the code holds it.
 """
 
 import argparse
