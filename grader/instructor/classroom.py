@@ -754,7 +754,7 @@ def command(parser: argparse.ArgumentParser):
     parser.add_argument(
         "--require-sandbox",
         action="store_true",
-        help="refuse to grade unless every sandbox layer is there (see the README's threat model)",
+        help="refuse to grade unless every sandbox layer is there (see docs/threat-model.md)",
     )
     return run
 

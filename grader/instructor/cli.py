@@ -33,7 +33,7 @@ def grade_command(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument(
         "--require-sandbox",
         action="store_true",
-        help="refuse to grade unless every sandbox layer is there (see the README's threat model)",
+        help="refuse to grade unless every sandbox layer is there (see docs/threat-model.md)",
     )
     return run_grade
 

@@ -106,10 +106,10 @@ def test_a_students_shard_is_fixed_by_their_name_and_the_shards_cover_the_class(
             parse_shard(bad)
 
 
-def test_the_readmes_kubernetes_job_runs_one_shard_per_index_of_as_many_shards_as_completions():
-    """(PyYAML comes with langchain-core, which requirements.txt lists.)"""
-    manifest = re.search(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    assert manifest, "the README shows the Indexed Job"
+def test_the_docs_kubernetes_job_runs_one_shard_per_index_of_as_many_shards_as_completions():
+    """docs/beyond-one-machine.md's Indexed Job. (PyYAML comes with langchain-core, which requirements.txt lists.)"""
+    manifest = re.search(r"```yaml\n(.*?)```", (ROOT / "docs" / "beyond-one-machine.md").read_text(), re.S)
+    assert manifest, "docs/beyond-one-machine.md shows the Indexed Job"
     job = yaml.safe_load(textwrap.dedent(manifest[1]))
     spec = job["spec"]
     assert job["kind"] == "Job" and spec["completionMode"] == "Indexed"

@@ -6,10 +6,11 @@ small: JSON of empty lists costs twenty times its size to decode. The twist
 tests/submissions/hostile/floods_the_grader.py does, in four stages; graded by
 `python -m grader grade` in a process of its own, that process's peak RSS (its own, not its
 children's: a sandboxed child may use 512 MB of its own) may exceed the reference's by at most
-what the README says, and a results.json is written in which only those four stages lose points.
+what docs/threat-model.md says, and a results.json is written in which only those four stages lose points.
 """
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -29,7 +30,7 @@ ROOT = Path(agtool.__file__).resolve().parents[1]
 REFERENCE = ROOT / "agtool" / "tools.py"
 TWIST = Path(__file__).resolve().parents[1] / "submissions" / "hostile" / "floods_the_grader.py"
 ATTACKED = {2, 3, 4, 5}
-GROWTH_MB = 64  # the README's bound: what the frames of one request may add to the grader's peak RSS
+GROWTH_MB = 64  # docs/threat-model.md's bound: what the frames of one request may add to the grader's peak RSS
 
 # `python -m grader ARGS...`, then this process's own peak RSS (ru_maxrss, KiB) on its last line.
 MEASURED = """
@@ -189,7 +190,13 @@ def test_a_body_run_asked_for_with_a_value_of_any_depth_is_refused_without_recur
         Exchange({"calls": [{}]}).body(deep)
 
 
-def test_the_budgets_are_what_the_readme_says():
-    readme = (ROOT / "README.md").read_text()
-    assert f"{GROWTH_MB} MB" in readme and f"{channel.MAX_FRAME_MARKS:,}" in readme
+def test_the_bounds_are_what_the_threat_model_says():
+    """Its bullet states this test's bound, and names the limits it rests on (their values live in the code alone)."""
+    model = (ROOT / "docs" / "threat-model.md").read_text()
+    bullet = model[model.index("*Run the grader out of memory.*") :]
+    bullet = " ".join(bullet[: bullet.index("\n- ")].split())
+    assert f"within {GROWTH_MB} MB of its own baseline" in bullet
+    named = set(re.findall(r"`([A-Z][A-Z_]+)`", bullet))
+    assert {"MAX_FRAME", "MAX_FRAME_MARKS", "MAX_FRAME_DEPTH", "REQUEST_NODES", "REQUEST_TEXT"} <= named
+    assert all(isinstance(getattr(channel, name, getattr(values, name, None)), int) for name in named), named
     assert weigh({"ab": [1, "xyz", 2**80]}) == (6, 2 + 3 + 10)

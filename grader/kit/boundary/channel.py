@@ -13,7 +13,7 @@ run's {"body": tool}. The parent refuses, before it decodes a byte of it, any fr
 MAX_FRAME bytes or MAX_FRAME_MARKS marks, then any nested deeper than MAX_FRAME_DEPTH;
 and the outcomes of one request together over REQUEST_NODES nodes or REQUEST_TEXT
 characters (grader/kit/boundary/exchange.py). So whatever a child sends, what the parent holds of
-one request is bounded (the README's threat model says by how much).
+one request is bounded (docs/threat-model.md says by how much).
 """
 
 import json
