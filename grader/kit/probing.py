@@ -80,7 +80,7 @@ class Mismatch:
     got: str
     hint: str = ""  # the hint for what was observed; "" keeps the check's own
     setting: str | None = None  # the part of the case's setting this call needs; None: the whole of it
-    raised: tuple[str, ...] = ()  # the exceptions the module raised in the case's calls, by name, in order
+    raised: tuple[str, ...] = ()  # the kinds of exception the module raised in the case's calls, by name, sorted
 
 
 @dataclass(frozen=True)
@@ -477,11 +477,16 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
 
 
 def raised_in(observation: dict) -> tuple[str, ...]:
-    """The exceptions a module raised in a request's calls, by name ("KeyError" of "KeyError: 'x'")."""
+    """The kinds of exception a module raised in a request's calls, by name ("KeyError" of "KeyError: 'x'"),
+    each once: a case cut down to fewer calls raises fewer of them, for the same cause."""
     return tuple(
-        result["raised"].partition(":")[0]
-        for result in observation.get("results", ())
-        if type(result) is dict and type(result.get("raised")) is str
+        sorted(
+            {
+                result["raised"].partition(":")[0]
+                for result in observation.get("results", ())
+                if type(result) is dict and type(result.get("raised")) is str
+            }
+        )
     )
 
 

@@ -66,6 +66,11 @@ class Case:
     # and the judged call counts only when the control's answer is right.
     controls: tuple = ()
 
+    def keeps_form_of(self, original: "Case") -> bool:
+        """A smaller case (grader/kit/smaller.py) of one with controls keeps every call and control in place:
+        a judged call counts only beside its control."""
+        return not original.controls or (len(self.calls), self.controls) == (len(original.calls), original.controls)
+
 
 def probe(case: Case) -> dict:
     req = request(2, case.table, [call("check_args", case.tool, args) for args in case.calls])
