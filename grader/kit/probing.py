@@ -217,8 +217,9 @@ _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.lar
 class _Probing:
     """What one run_check has learnt so far: Hypothesis calls the probe, the verdict reads this."""
 
-    failure: Mismatch | None = None  # the last failing case recorded: the smallest found
+    failure: Mismatch | None = None  # the last failing case recorded (the smallest found), as the judge wrote it
     case: Any = None  # its case
+    observation: dict | None = None  # and what came back for it
     stop: str | None = None  # why no case can be judged any more (died, not implemented)
     died: bool = False  # the session died: the stage's later checks cannot run
     inputs: int = 0  # calls judged, what "passed on N inputs" counts
@@ -227,8 +228,10 @@ class _Probing:
     def verdict(self, check: Check) -> CheckResult:
         if self.stop is not None:
             return CheckResult(check, False, self.stop, died=self.died)
-        if self.failure is not None:
-            return CheckResult(hinted(check, self.failure), False, "found a wrong answer", self.failure, case=self.case)
+        if self.failure is not None:  # written out once, for the smallest case alone
+            assert self.observation is not None
+            failure = written(check, self.case, self.observation, self.failure)
+            return CheckResult(hinted(check, failure), False, "found a wrong answer", failure, case=self.case)
         return CheckResult(check, True, f"passed on {self.inputs} inputs")
 
 
@@ -252,9 +255,9 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
             found.stop = blocked
             raise _Stop
         found.inputs += len(observation["results"])
-        failure = judged(check, case, observation, functools.partial(check.judge, case, observation))
+        failure = wrong(observation, functools.partial(check.judge, case, observation))
         if failure is not None:  # the last one recorded is the smallest: a passing case keeps it
-            found.failure, found.case = failure, case
+            found.failure, found.case, found.observation = failure, case, observation
             raise _Failed
 
     # The fixed cases first, each once, in the written order, outside Hypothesis: they are the same
@@ -459,6 +462,12 @@ CHOKED = "(an answer the grader could not read)"  # a Mismatch's call when the j
 
 def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Mismatch | None]) -> Mismatch | None:
     """The failure the student reads, or None when the answer is right."""
+    mismatch = wrong(observation, judge)
+    return None if mismatch is None else written(check, case, observation, mismatch)
+
+
+def wrong(observation: dict, judge: Callable[[], Mismatch | None]) -> Mismatch | None:
+    """What the judge found wrong, as the judge wrote it (not yet as code to paste), or None when it is right."""
     try:
         mismatch = judge()
     except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
@@ -467,13 +476,16 @@ def judged(check: Check, case: Any, observation: dict, judge: Callable[[], Misma
             "an answer of the shape the spec gives",
             f"{observation!r:.300} ({error!r:.100})",
         )
-    if mismatch is None:
-        return None
+    return None if mismatch is None else dataclasses.replace(mismatch, raised=raised_in(observation))
+
+
+def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> Mismatch:
+    """The failure as the student reads it: its setting and call written out as code they can paste."""
     setting = check.show(case) if mismatch.setting is None else mismatch.setting
     call = mismatch.call
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
         setting, call = pasteable(check.probe(case), observation, setting, mismatch)
-    return dataclasses.replace(mismatch, setting=setting, call=call, raised=raised_in(observation))
+    return dataclasses.replace(mismatch, setting=setting, call=call)
 
 
 def raised_in(observation: dict) -> tuple[str, ...]:
@@ -504,7 +516,7 @@ def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
         if not alive or failure is None or result.case is None:
             return result
 
-        def fails_alike(case: Any) -> Mismatch | None:
+        def fails_alike(case: Any) -> tuple[Mismatch, dict] | None:
             nonlocal alive
             try:
                 want = check.expect(case)
@@ -517,13 +529,10 @@ def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
                 raise _Stop from None
             if blocker(observation):
                 return None
-            try:
-                found = judged(check, case, observation, functools.partial(check.compare, case, want, observation))
-            except Exception:  # a case the check cannot write out is no case of the lesson's either
-                return None
+            found = wrong(observation, functools.partial(check.compare, case, want, observation))
             if found is None or (found.call == CHOKED) != (failure.call == CHOKED):
                 return None
-            return found if (found.hint, found.raised) == (failure.hint, failure.raised) else None
+            return (found, observation) if (found.hint, found.raised) == (failure.hint, failure.raised) else None
 
         try:
             case, smallest = cut_down(result.case, check.probe, fails_alike)
@@ -531,7 +540,11 @@ def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
             return result
         if smallest is None:
             return result
-        return dataclasses.replace(result, failure=smallest, case=case)
+        try:  # written out once, for the smallest case alone
+            shown = written(check, case, smallest[1], smallest[0])
+        except Exception:  # a case the check cannot write out: the larger one, as it was shown
+            return result
+        return dataclasses.replace(result, failure=shown, case=case)
 
     return [smaller(result) for result in results]
 

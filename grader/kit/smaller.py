@@ -109,11 +109,15 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
     fresh = False  # the last pass tried the cuts refused before
     while tries > 0:
         kept = False
-        for where, smaller in candidates(case, request, original):
+        for where, smaller in cuts(case):
+            if where in refused and not fresh:
+                continue
             key = _key(smaller)
-            if key in tried or (where in refused and not fresh):
+            if key in tried:
                 continue
             tried.add(key)
+            if not _worth_probing(smaller, request, original):
+                continue
             tries -= 1
             found = fails_alike(smaller)
             if found is not None:
@@ -135,12 +139,16 @@ def candidates(case: Any, request: Callable[[Any], dict], original: Any) -> Iter
     """The cuts of case worth probing: its probe writes them, their table is the lesson's, and they keep
     the original's form."""
     for where, smaller in cuts(case):
-        try:
-            asked = request(smaller)
-        except Exception:  # a cut the case's own probe cannot write: not a case
-            continue
-        if in_domain(asked) and _keeps_form(smaller, original):
+        if _worth_probing(smaller, request, original):
             yield where, smaller
+
+
+def _worth_probing(smaller: Any, request: Callable[[Any], dict], original: Any) -> bool:
+    try:
+        asked = request(smaller)
+    except Exception:  # a cut the case's own probe cannot write: not a case
+        return False
+    return in_domain(asked) and _keeps_form(smaller, original)
 
 
 def _keeps_form(smaller: Any, original: Any) -> bool:
