@@ -4,7 +4,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -228,11 +227,9 @@ def test_an_interrupt_reaches_the_forked_kernel(kernel):
         message = client.get_iopub_msg(timeout=60)  # queue.Empty, failing the test, if it never says so
         if message["parent_header"].get("msg_id") == asked and message["msg_type"] == "stream":
             said.append(message["content"]["text"])
-    started = time.monotonic()
     manager.interrupt_kernel()
-    reply = client.get_shell_msg(timeout=10)
+    reply = client.get_shell_msg(timeout=30)  # well within the cell's 60 s: a lost interrupt leaves it silent
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
-    assert time.monotonic() - started < 10
 
 
 def test_a_forked_kernel_ends_with_the_process_jupyter_client_started(kernel):
