@@ -55,6 +55,7 @@ PRELOAD = (
     "mcp.server.stdio",
 )
 _PR_SET_PDEATHSIG = 1
+LISTENING = b"listening\n"  # what the server says on its stdout once it accepts clients
 
 # The client, run as `python -S -c CLIENT SOCKET ARG...`: standard library only, and small.
 CLIENT = """
@@ -83,12 +84,16 @@ def address() -> str:
     if ADDRESS not in os.environ:
         path = os.path.join(tempfile.mkdtemp(prefix="agtool-python-"), "socket")
         _STARTED = subprocess.Popen(
-            [sys.executable, "-m", __name__, path], cwd=HERE, stdin=subprocess.DEVNULL, start_new_session=True
+            [sys.executable, "-m", __name__, path],
+            cwd=HERE,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
         )
-        while not os.path.exists(path):  # it listens once its imports are done
-            if _STARTED.poll() is not None:
-                raise RuntimeError(f"the forking server ended (exit code {_STARTED.returncode})")
-            select.select([], [], [], 0.02)
+        assert _STARTED.stdout is not None
+        with _STARTED.stdout as said:  # a line once it listens (its imports done); nothing if it ends first
+            if said.readline() != LISTENING:
+                raise RuntimeError(f"the forking server ended (exit code {_STARTED.wait()})")
         os.environ[ADDRESS] = path
     return os.environ[ADDRESS]
 
@@ -153,6 +158,10 @@ def serve(path: str) -> None:
     listener.bind(path + ".new")
     listener.listen(16)
     os.rename(path + ".new", path)
+    os.write(1, LISTENING)  # to the process that started this one (address()), which waits for it
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)  # the pipe goes; fd 1 stays taken (a fork's stdout, received, is put there)
+    os.close(quiet)
     running: dict[int, tuple[int, socket.socket]] = {}  # pidfd -> (pid, its client)
     while True:
         waiting: list = [listener, *running]

@@ -1,8 +1,6 @@
 """`python -m grader class`: a whole class graded in parallel, resumably, with a gradebook."""
 
-import contextlib
 import csv
-import glob
 import json
 import os
 import re
@@ -10,8 +8,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
-import time
 import unicodedata
 from pathlib import Path
 
@@ -22,11 +18,11 @@ from hypothesis import strategies as st
 import agtool
 from grader.__main__ import main
 from grader.instructor.gradebook import read_cell, text_cell
-from grader.instructor.sandbox.confine import UID_BASE
 from grader.instructor.sandbox.session import SandboxSession
 from grader.kit.grading import grade
 from grader.kit.intake import find_tools
-from tests.sandboxing import uid_of
+from tests.instructor.telling_class import Told
+from tests.processes import wait_ended
 
 pytestmark = pytest.mark.grader
 
@@ -189,45 +185,27 @@ def test_every_cell_reads_back_as_it_was_and_none_opens_as_a_formula(cell):
     assert _number(written) or first not in ("=", "+", "-", "@", "\t", "\r")
 
 
-def workdirs_holding(source: bytes) -> list[str]:
-    """The sandbox workdirs (grader/instructor/sandbox/session.py) whose private copy is `source`."""
-    found = []
-    for workdir in glob.glob(os.path.join(tempfile.gettempdir(), "agtool-sandboxes-*", "agtool-sandbox-*")):
-        with contextlib.suppress(OSError):
-            if Path(workdir, "tools.py").read_bytes() == source:
-                found.append(workdir)
-    return found
-
-
 def test_a_run_killed_half_way_loses_nothing_and_resumes(tmp_path):
     folder, out = tmp_path / "submissions", tmp_path / "out"
     for student in ("amy", "ben", "cat"):
         write(folder / f"{student}.py", REFERENCE)
-    # zed holds the run up; the comment makes the file this test's own (its sandbox is found by it).
-    zed = write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text() + f"\n# {tmp_path}\n")
-    run = subprocess.Popen(
-        [sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
-        start_new_session=True,
-        stderr=subprocess.DEVNULL,
-    )
+    write(folder / "zed.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())  # zed holds the run up
+    told = Told([str(folder), "--out", str(out), "--jobs", "1"], start_new_session=True, stderr=subprocess.DEVNULL)
     try:
-        while not (out / "students" / "cat" / "graded.json").exists():  # amy, ben, cat are graded before zed
-            assert run.poll() is None, "the run ended before it could be killed"
-            time.sleep(0.05)
-        # zed's child is up (it made its output file), so the zygote knows its session. (Between the
-        # workdir's creation and the fork, a few ms, a grader killed outright still leaves the workdir.)
-        while not (workdirs := [w for w in workdirs_holding(zed.read_bytes()) if os.path.exists(f"{w}/output")]):
-            assert run.poll() is None, "the run ended before it could be killed"
-            time.sleep(0.05)
+        # amy, ben, cat are graded before zed; zed's stage-3 session is open (its loop holds it), so the zygote
+        # knows it. (Between the workdir's creation and the fork, a few ms, a grader killed outright still
+        # leaves the workdir.)
+        _, zygote, workdir = told.until("open zed 3 ").split(" ", 2)
+        assert os.path.exists(workdir) and (out / "students" / "cat" / "graded.json").exists()
     finally:
-        os.killpg(run.pid, signal.SIGKILL)
-        run.wait()
-    # The zygote outlives the grader by a moment (its parent-death signal), enough to end zed's session.
-    deadline = time.monotonic() + 5
-    while any(os.path.exists(workdir) for workdir in workdirs) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not [workdir for workdir in workdirs if os.path.exists(workdir)], "a killed run left its sandbox's workdir"
-    assert not [folder for folder in map(os.path.dirname, workdirs) if os.path.exists(folder)], "nor their folder"
+        os.killpg(told.run.pid, signal.SIGKILL)
+        told.run.wait()
+        told.close()
+    # The zygote outlives the grader by a moment (its parent-death signal): it ends zed's session, then itself.
+    assert not wait_ended([int(zygote)], 60), "the zygote outlived its grader"
+    assert not os.path.exists(workdir), "a killed run left its sandbox's workdir"
+    assert not os.path.exists(os.path.dirname(workdir)), "nor their folder"
+    # The zygote outlives the grader by a moment (its parent-death signal): it ends zed's session, then itself.
     kept = inodes(out)
     assert sorted(kept) == ["amy", "ben", "cat"]
     if (out / "gradebook.csv").exists():  # it may not have caught up yet
@@ -334,10 +312,8 @@ def state(pid: int) -> str | None:
 
 
 def outlived(processes: set[tuple[int, str]], seconds: float) -> dict[int, str]:
-    """pid -> command line of those still alive after `seconds` (polled, so a quiet machine waits no longer)."""
-    deadline = time.monotonic() + seconds
-    while alive(processes) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    """pid -> command line of those still alive once each has ended, or `seconds` have passed."""
+    wait_ended({pid for pid, _ in alive(processes)}, seconds)
     return {pid: command_line(pid) for pid, _ in alive(processes)}
 
 
@@ -346,11 +322,6 @@ def command_line(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return "?"
-
-
-def sandbox_children(processes: set[tuple[int, str]]) -> list[int]:
-    """The confined children among processes: each runs as a uid of its own, from 1,000,000,000 up."""
-    return [pid for pid, _ in processes if (uid_of(pid) or 0) >= UID_BASE]
 
 
 def mentioning(text: str) -> list[int]:
@@ -372,18 +343,15 @@ def test_an_interrupted_class_stops_at_once_leaves_nothing_running_and_resumes(h
     write(folder / "amy.py", REFERENCE)
     write(folder / "bob.py", REFERENCE + (HOSTILE / "infinite_loop.py").read_text())
     write(folder / "cat.py", REFERENCE)
-    run = subprocess.Popen(
-        [sys.executable, "-m", "grader", "class", str(folder), "--out", str(out), "--jobs", "1"],
-        start_new_session=True,
-        stderr=subprocess.PIPE,
-        text=True,
+    told = Told(
+        [str(folder), "--out", str(out), "--jobs", "1"], start_new_session=True, stderr=subprocess.PIPE, text=True
     )
+    run = told.run
     try:
-        deadline, tree = time.monotonic() + 300, set[tuple[int, str]]()
-        while not ((out / "students" / "amy" / "graded.json").exists() and sandbox_children(tree)):
-            assert run.poll() is None and time.monotonic() < deadline, "bob's grading never started"
-            time.sleep(0.05)
-            tree = process_tree(run.pid)  # the run, its worker, the worker's zygote, bob's confined child
+        told.until("graded amy")
+        child = int(told.until("open bob 3 ").split()[0])  # bob's stage 3: his loop holds it open
+        tree = process_tree(run.pid)  # the run, its worker, the worker's zygote, bob's child
+        assert child in {pid for pid, _ in tree}, tree
         if how == "SIGTERM":
             run.send_signal(signal.SIGTERM)
         else:  # a terminal sends it to the whole foreground group
@@ -396,6 +364,7 @@ def test_an_interrupted_class_stops_at_once_leaves_nothing_running_and_resumes(h
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
+        told.close()
     assert run.returncode == 130, err[-3000:]
     assert "Traceback" not in err and "run the same command to resume" in err
     assert [row["student"] for row in gradebook(out)] == ["amy"]

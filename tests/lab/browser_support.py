@@ -9,6 +9,7 @@ import html
 import json
 import os
 import re
+import select
 import shlex
 import signal
 import subprocess
@@ -34,16 +35,21 @@ CHROMIUM_FLAGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"  # tests/artifacts/, which git ignores
 SECONDS = 1000  # Playwright counts in milliseconds
-# The news announcement would pop up over the notebook; it is a plugin like any other.
-PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+# The news announcement would pop up over the notebook; it is a plugin like any other. The app, as
+# window.jupyterapp: a test waits on its kernel connection's state (kernel_idle), not on the server's.
+PAGE_CONFIG = {
+    "disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True},
+    "exposeAppInBrowser": "true",
+}
 
 
 def lab_config(folder: Path) -> tuple[dict[str, str], Path]:
     """(environment, file) for a JupyterLab a test starts in `folder`: a jupyter_server_config.json of its
     own with no token, port 0 (the kernel picks a free one as the server binds: a port chosen by the
     test and bound later could be taken by another server meanwhile), and a "browser" that writes the
-    address it is asked to open into `file` (served_at reads it, and the port with it)."""
-    config, opened = folder / "jupyter-config", folder / "opened.txt"
+    address it is asked to open into `file`, a FIFO (served_at reads it, and the port with it)."""
+    config, opened = folder / "jupyter-config", folder / "opened"
+    os.mkfifo(opened)  # read by served_at as the browser writes it: no file to poll for
     (config / "labconfig").mkdir(parents=True)
     (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
     record = [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')", str(opened), "%s"]
@@ -71,9 +77,7 @@ def lab_config(folder: Path) -> tuple[dict[str, str], Path]:
 
 def served_at(server: subprocess.Popen, opened: Path, log: Path) -> tuple[str, str]:
     """(the address the server asked the browser to open, the server's own address), once it is serving."""
-    first = wait_for(
-        "JupyterLab opening a browser", lambda: opened.exists() and opened.read_text().split(), 120, server, log
-    )[0]
+    first = told(opened, server, log, 120).split()[0]
     if first.startswith("file:"):  # JupyterLab's redirect file: the address it leads to, port and all
         redirect = Path(urllib.parse.unquote(urllib.parse.urlsplit(first).path)).read_text()
         found = re.search(r'url=([^"]+)"', redirect)
@@ -81,29 +85,35 @@ def served_at(server: subprocess.Popen, opened: Path, log: Path) -> tuple[str, s
         first = html.unescape(found[1])
     parts = urllib.parse.urlsplit(first)
     url = f"{parts.scheme}://{parts.netloc}"
-    wait_for("JupyterLab answering", lambda: get_json(f"{url}/api/status"), 60, server, log)
+    # It listens before it opens a browser (the address names the port it bound): this waits for its answer.
+    get_json(f"{url}/api/status", timeout=60)
     return first, url
 
 
-def get_json(url: str):
-    with urllib.request.urlopen(url, timeout=5) as response:
+def told(fifo: Path, server: subprocess.Popen, log: Path, seconds: float) -> str:
+    """The line the "browser" writes into `fifo` once JupyterLab opens it; fails if the server ends first,
+    or after `seconds` (a bound for a server that hangs, not a time to wait)."""
+    said = b""
+    reading = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # no writer yet: reads as empty, not as ended
+    ended = os.pidfd_open(server.pid)
+    try:
+        deadline = time.monotonic() + seconds
+        while not said.endswith(b"\n"):
+            ready = select.select([reading, ended], [], [], max(0.0, deadline - time.monotonic()))[0]
+            if ended in ready:
+                pytest.fail(f"JupyterLab exited with code {server.wait()}:\n{log.read_text()[-3000:]}")
+            if not ready:
+                pytest.fail(f"JupyterLab opened no browser within {seconds} s; it said:\n{log.read_text()[-3000:]}")
+            said += os.read(reading, 4096)
+    finally:
+        os.close(reading)
+        os.close(ended)
+    return said.decode()
+
+
+def get_json(url: str, timeout: float = 5):
+    with urllib.request.urlopen(url, timeout=timeout) as response:
         return json.load(response)
-
-
-def wait_for(what: str, ready, seconds: float, server: subprocess.Popen, log: Path):
-    """Poll ready() until it gives something true; fail naming `what` (with the server's log) if not."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"JupyterLab exited with code {server.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            found = ready()
-        except OSError:  # not listening yet
-            found = None
-        if found:
-            return found
-        time.sleep(0.25)
-    pytest.fail(f"{what} did not happen within {seconds} s; JupyterLab said:\n{log.read_text()[-3000:]}")
 
 
 def shut_down(server: subprocess.Popen):
@@ -120,9 +130,15 @@ def shut_down(server: subprocess.Popen):
         os.killpg(server.pid, signal.SIGKILL)
 
 
-def kernel_idle(url: str, notebook: str) -> bool:
-    sessions = get_json(f"{url}/api/sessions")
-    return any(s["path"].endswith(notebook) and s["kernel"]["execution_state"] == "idle" for s in sessions)
+def kernel_idle(page, notebook: str, seconds: float) -> None:
+    """Return once the page shows `notebook` with its kernel connected and idle, as JupyterLab's own kernel
+    connection has it (what Run All Cells sends its cells through)."""
+    ready = """notebook => {
+        const context = window.jupyterapp?.shell.currentWidget?.sessionContext;
+        const kernel = context?.session?.kernel;
+        return context?.path.endsWith(notebook) && kernel?.connectionStatus === "connected" && kernel.status === "idle";
+    }"""
+    page.wait_for_function(ready, arg=notebook, timeout=seconds * SECONDS)
 
 
 # One for the module (tests/lab/test_browser.py), not for the session: while Playwright's sync API is

@@ -28,7 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
-import time
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -42,7 +42,6 @@ from tests.lab.browser_support import (
     lab_config,
     served_at,
     shut_down,
-    wait_for,
 )
 
 pytestmark = pytest.mark.browser  # its tests share one worker, for the module fixtures: see conftest.py
@@ -98,6 +97,13 @@ def make_lab(chromium, repo):
         shut_down(server)
 
 
+def saving(path: str):
+    """Is this response the server's to the page's saving `path` (a PUT of the contents API)?"""
+    return lambda response: (
+        response.request.method == "PUT" and urllib.parse.urlsplit(response.url).path.endswith(f"/api/contents/{path}")
+    )
+
+
 def listing(page) -> list[str]:
     """The names the file browser shows, in its order."""
     return page.locator(".jp-FileBrowser .jp-DirListing-item .jp-DirListing-itemText").all_inner_texts()
@@ -118,7 +124,7 @@ def cell(page, source: str):
 def test_make_lab_serves_the_repository_and_an_edit_to_tools_py_reaches_the_notebook(chromium, make_lab, repo):
     from playwright.sync_api import expect
 
-    first, url, server, log = make_lab
+    first, url, _, log = make_lab
     command = log.read_text().splitlines()[0]  # make echoes the recipe it runs: what a student's terminal shows
     assert "jupyter lab" in command and FIRST in command, command
     assert ("--allow-root" in command) == (os.getuid() == 0), command
@@ -128,7 +134,7 @@ def test_make_lab_serves_the_repository_and_an_edit_to_tools_py_reaches_the_note
     page.goto(first)  # what `make lab` asked the browser to open: the first notebook
     expect(page).to_have_url(re.compile(rf"/lab/tree/{re.escape(FIRST)}"), timeout=60 * SECONDS)
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90 * SECONDS)
-    wait_for("the notebook's kernel starting", lambda: kernel_idle(url, FIRST), 90, server, log)
+    kernel_idle(page, FIRST, 90)
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
     describe = cell(page, DESCRIBE_CELL)
@@ -160,12 +166,10 @@ def test_make_lab_serves_the_repository_and_an_edit_to_tools_py_reaches_the_note
         page.keyboard.press("ArrowLeft")
     page.keyboard.type(EDITED[len(DESCRIPTION) - 1 : -1])  # ", edited in the browser", before the '.'
     expect(page.locator(".jp-FileEditor .cm-line", has_text=EDITED)).to_have_count(1)
-    page.keyboard.press("Control+s")
-    wanted = original.replace(DESCRIPTION, EDITED)
-    deadline = time.monotonic() + 30
-    while (repo / "agtool" / "tools.py").read_text() != wanted and time.monotonic() < deadline:
-        time.sleep(0.25)
-    assert (repo / "agtool" / "tools.py").read_text() == wanted  # saved, and nothing else changed
+    with page.expect_response(saving("agtool/tools.py"), timeout=30 * SECONDS) as saved:
+        page.keyboard.press("Control+s")
+    assert saved.value.ok, saved.value.status  # the server's answer: the file is written by then
+    assert (repo / "agtool" / "tools.py").read_text() == original.replace(DESCRIPTION, EDITED)  # nothing else changed
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "lab_editor.png")
 
@@ -189,11 +193,11 @@ def run_all_cells(page):
 def test_the_panel_renders_counters_reasons_and_path_in_jupyterlab(chromium, make_lab, repo):
     from playwright.sync_api import expect
 
-    _, url, server, log = make_lab
+    _, url, _, _ = make_lab
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{url}/lab/tree/{PANEL_DEMO.name}")
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90 * SECONDS)
-    wait_for("the notebook's kernel starting", lambda: kernel_idle(url, PANEL_DEMO.name), 90, server, log)
+    kernel_idle(page, PANEL_DEMO.name, 90)
     run_all_cells(page)
 
     panel = page.locator(".agtool-panel")

@@ -8,14 +8,16 @@ that dies under a student.
 
 import csv
 import json
+import multiprocessing
 import os
 import signal
 import stat
 import subprocess
 import sys
-import threading
-import time
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -23,6 +25,8 @@ import agtool
 from grader.instructor import classroom
 from grader.instructor.classroom import STAGE_NUMBERS, Row, find_submissions, grade_class, grade_student
 from grader.instructor.sandbox.session import SandboxSession, zygote
+from grader.kit.errors import GraderError
+from tests.processes import wait_ended
 from tests.sandboxing import QUICK, call, gone, sandbox_processes, uid_of
 
 pytestmark = pytest.mark.grader
@@ -138,15 +142,57 @@ def test_a_hostile_class_is_graded_refused_student_by_student_and_runs_again(tmp
 # ── a worker that dies under a student ───────────────────────────────────────
 
 
+def note(out: Path, line: str) -> None:
+    """Add a line to the story of a class's grading, told by its pool's workers (one write each: in order)."""
+    with open(out.parent / "story", "a") as story:
+        story.write(line + "\n")
+
+
+def story(out: Path) -> list[str]:
+    """The story so far: no line, when nothing was told."""
+    told = out.parent / "story"
+    return told.read_text().splitlines() if told.exists() else []
+
+
+# Events the pool's workers share: made here before grade_class, they are inherited by its forked workers.
+FORK = multiprocessing.get_context("fork")
+MALLORY_HANDED_OVER, CLASSMATE_IN_FLIGHT, NEVER_SET = FORK.Event(), FORK.Event(), FORK.Event()
+WRITING_AMYS_ROW, AMY_OPEN, ZYGOTE_KILLED = FORK.Event(), FORK.Event(), FORK.Event()
+LONG = 60  # seconds: a bound on waits for what happens at once, so that a broken test fails instead of hanging
+
+
+@pytest.fixture
+def events():
+    """The workers' events, cleared: each test's class starts from none."""
+    for event in (MALLORY_HANDED_OVER, CLASSMATE_IN_FLIGHT, NEVER_SET, WRITING_AMYS_ROW, AMY_OPEN, ZYGOTE_KILLED):
+        event.clear()
+
+
 def dies_for_mallory(submission, seed, out):
-    """grade_student in a pool worker that dies while grading mallory (an OOM kill, a stray signal)."""
+    """grade_student in a pool worker that dies while grading mallory (an OOM kill, a stray signal), once
+    a classmate is in flight beside it; that classmate waits to be stopped with the broken pool."""
     if submission.student == "mallory":
+        MALLORY_HANDED_OVER.set()
+        CLASSMATE_IN_FLIGHT.wait(LONG)  # a classmate handed over after mallory: the queue holds some
+        note(out, "mallory's worker dies")
         os._exit(9)
-    time.sleep(0.5)  # long enough that classmates are still in the pool when mallory's worker dies
+    note(out, f"{submission.student} starts")
+    if MALLORY_HANDED_OVER.is_set() and "mallory's worker dies" not in story(out):
+        CLASSMATE_IN_FLIGHT.set()
+        if not NEVER_SET.wait(LONG):  # the broken pool stops this worker (SIGTERM) before
+            raise RuntimeError(f"{submission.student}'s worker was not stopped when mallory's died")
+    note(out, f"{submission.student} ends")
     return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
 
 
-def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatch, capsys):
+def in_flight_at_the_death(told: list[str]) -> set[str]:
+    """The students whose grading had started, and not ended, when mallory's worker first died."""
+    before = told[: told.index("mallory's worker dies")]
+    started = {line.split()[0] for line in before if line.endswith(" starts")}
+    return started - {line.split()[0] for line in before if line.endswith(" ends")}
+
+
+def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatch, capsys, events):
     folder, out = tmp_path / "class", tmp_path / "out"
     students = ["amy", "ben", "cat", "dot", "mallory", "ned", "oli"]
     for student in students:
@@ -161,18 +207,46 @@ def test_a_dead_worker_costs_only_the_student_it_died_under(tmp_path, monkeypatc
     assert sorted(gradebook(out)) == innocent
     assert list(not_graded(out)) == ["mallory"] and "worker" in not_graded(out)["mallory"]
     assert "not graded: mallory:" in capsys.readouterr().err
+    told = story(out)
+    caught = in_flight_at_the_death(told)
+    assert caught, told  # the path this test is about: classmates in the pool as mallory's worker died
+    after = told[told.index("mallory's worker dies") :]
+    assert all(f"{student} ends" in after for student in caught), told  # and graded once it had
 
 
 def dies_for_mallory_while_a_row_is_written(submission, seed, out):
-    """grade_student in a pool worker: amy's row comes back at once; mallory's worker dies a moment
-    later, while the grader is still writing amy's row, before it hands the pool its next student."""
+    """grade_student in a pool worker: amy's row comes back at once; mallory's worker dies while the
+    grader writes amy's row, before it hands the pool its next student."""
     if submission.student == "mallory":
-        time.sleep(0.2)
+        if not WRITING_AMYS_ROW.wait(LONG):
+            raise RuntimeError("amy's row was never written")
         os._exit(9)
     return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
 
 
-def test_a_worker_that_dies_between_two_students_costs_only_its_own(tmp_path, monkeypatch, capsys):
+class WatchedPool(ProcessPoolExecutor):
+    """The class's pool (in the process that grades the class), keeping what it was handed, by student,
+    and who it refused because it was broken."""
+
+    made: ClassVar[list["WatchedPool"]] = []  # every one made, in order
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.handed: dict[str, Future] = {}
+        self.refused: list[str] = []
+        self.made.append(self)
+
+    def submit(self, fn, /, *args, **kwargs):
+        student = args[0].student
+        try:
+            self.handed[student] = super().submit(fn, *args, **kwargs)
+        except BrokenProcessPool:
+            self.refused.append(student)
+            raise
+        return self.handed[student]
+
+
+def test_a_worker_that_dies_between_two_students_costs_only_its_own(tmp_path, monkeypatch, capsys, events):
     """The pool can break after one student's row came back and before the next is handed over:
     the one not yet handed over is graded in a fresh pool, not lost with the broken one."""
     folder, out = tmp_path / "class", tmp_path / "out"
@@ -182,40 +256,75 @@ def test_a_worker_that_dies_between_two_students_costs_only_its_own(tmp_path, mo
     monkeypatch.setattr(classroom, "grade_student", dies_for_mallory_while_a_row_is_written)
     monkeypatch.setattr(classroom, "_links", lambda jobs: [])
     monkeypatch.setattr(classroom, "warm", lambda link: None)
+    monkeypatch.setattr(classroom, "ProcessPoolExecutor", WatchedPool)
+    monkeypatch.setattr(WatchedPool, "made", [])
     writing = classroom.write_books
 
-    def slowly_for_amy(out, rows, term):  # amy's row is written while mallory's worker dies
+    def once_mallorys_worker_died_for_amy(out, rows, term):  # amy's row is written while mallory's worker dies
         if [row.student for row in rows] == ["amy"]:
-            time.sleep(1.0)
+            WRITING_AMYS_ROW.set()
+            first = WatchedPool.made[0]  # amy's and mallory's: the pool knows it is broken once her future ends
+            if not wait([first.handed["mallory"]], timeout=LONG).done:
+                pytest.fail("mallory's worker did not die")
         return writing(out, rows, term)
 
-    monkeypatch.setattr(classroom, "write_books", slowly_for_amy)
+    monkeypatch.setattr(classroom, "write_books", once_mallorys_worker_died_for_amy)
     rows = grade_class(folder, out, jobs=2, progress=False)
     assert [row.student for row in rows] == ["amy", "ned", "oli"]
     assert list(not_graded(out)) == ["mallory"] and "worker" in not_graded(out)["mallory"]
+    assert WatchedPool.made[0].refused == ["ned"]  # the path this test is about: ned, refused by the broken pool
 
 
-def kills_the_zygote_once_under_mallory(submission, seed, out):
-    """grade_student in a pool worker: while mallory is graded, the zygote every worker forks its
-    children from is killed (once: a marker file says it was), with classmates' children open."""
-    marker = out.parent / "zygote-killed"
-    if submission.student == "mallory" and not marker.exists():
-        marker.write_text("")
-        pid = zygote().process.pid
-        threading.Timer(0.4, os.kill, (pid, signal.SIGKILL)).start()
-    return grade_student(submission, seed, out)
+# The student a pool worker grades now, and the folder it writes in: the worker's own (it is forked).
+GRADING: list[tuple[str, Path]] = []
+REQUEST = SandboxSession.request
 
 
-def test_a_zygote_that_dies_costs_no_one_points_and_its_students_are_graded_again(tmp_path, monkeypatch):
+def kills_the_zygote_under_mallory(submission, seed, out):
+    """grade_student in a pool worker: at mallory's first request the zygote every worker forks its
+    children from is killed, with amy's session open beside (request_at_the_zygotes_death)."""
+    GRADING.append((submission.student, out))
+    try:
+        return grade_student(submission, seed, out)
+    finally:
+        GRADING.pop()
+
+
+def request_at_the_zygotes_death(box, req):
+    """SandboxSession.request in a pool worker. The first of mallory's kills the zygote, once amy's first
+    waits with her session open; both then go on, their children dead with the zygote."""
+    student, out = GRADING[-1]
+    if not ZYGOTE_KILLED.is_set():
+        if student == "mallory":
+            if not AMY_OPEN.wait(LONG):
+                raise RuntimeError("amy's session never opened")
+            killed = zygote().process.pid
+            os.kill(killed, signal.SIGKILL)
+            assert not wait_ended([killed], LONG)
+            ZYGOTE_KILLED.set()
+        elif student == "amy":
+            AMY_OPEN.set()
+            if not ZYGOTE_KILLED.wait(LONG):
+                raise RuntimeError("the zygote was never killed")
+    try:
+        return REQUEST(box, req)
+    except GraderError:
+        note(out, f"{student}'s child died with the zygote")
+        raise
+
+
+def test_a_zygote_that_dies_costs_no_one_points_and_its_students_are_graded_again(tmp_path, monkeypatch, events):
     """Every child dies with its zygote: the grades they were part of are the machine's failure,
     so each is graded again from the start with a fresh zygote, and each student keeps 100."""
     folder, out = tmp_path / "class", tmp_path / "out"
-    students = ["amy", "ben", "mallory", "ned"]
+    students = ["amy", "mallory", "ned", "oli"]
     for student in students:
         write(folder / f"{student}.py", REFERENCE)
-    monkeypatch.setattr(classroom, "grade_student", kills_the_zygote_once_under_mallory)
+    monkeypatch.setattr(classroom, "grade_student", kills_the_zygote_under_mallory)
+    monkeypatch.setattr(SandboxSession, "request", request_at_the_zygotes_death)
     grade_class(folder, out, jobs=2, progress=False)
-    assert (tmp_path / "zygote-killed").exists()
+    # The path this test is about: both children died with the zygote, mid-grade.
+    assert sorted(story(out)) == ["amy's child died with the zygote", "mallory's child died with the zygote"]
     assert gradebook(out) == dict.fromkeys(students, "100")
     assert not (out / "not_graded.csv").exists() or not_graded(out) == {}
 
@@ -231,6 +340,15 @@ def opens_a_session_and_dies_for_mallory(submission, seed, out):
         os._exit(9)
     box.close()
     return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
+
+
+def closed_links_taken_in() -> None:
+    """Return once this process's zygote has ended the sessions of every link closed before the call.
+    It serves its links in rounds: one select(), then each ready link in turn, a closed one's sessions
+    ended right there. An order sent now is answered in the round that also sees every link closed
+    before it (or after that link was taken in); a second order, in a round after that one."""
+    for _ in range(2):
+        zygote().link().close()
 
 
 def parent_of(pid: int) -> int:
@@ -261,8 +379,6 @@ def test_the_workers_share_the_graders_zygote_and_one_that_dies_leaves_nothing_b
     notes = {student: json.loads((tmp_path / f"{student}.json").read_text()) for student in students}
     assert {note["zygote"] for note in notes.values()} == {grader_zygote}, notes
     mallory = notes["mallory"]
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and not (gone(mallory["child"]) and not os.path.exists(mallory["workdir"])):
-        time.sleep(0.05)
+    closed_links_taken_in()
     assert gone(mallory["child"]) and not os.path.exists(mallory["workdir"])
     assert not [pid for pid in sandbox_processes() if uid_of(pid) == mallory["uid"]]

@@ -21,6 +21,7 @@ from grader.instructor.sandbox import session as session_module
 from grader.instructor.sandbox.confine import Layers
 from grader.kit.boundary import channel
 from grader.kit.errors import ChannelBroken, Crashed, GraderError, SessionDied, TimedOut
+from tests.processes import wait_ended
 from tests.sandboxing import call, gone, sandbox_processes, session, submission, uid_of
 
 pytestmark = pytest.mark.grader
@@ -490,16 +491,19 @@ def test_the_grader_package_of_the_repository_is_what_the_zygote_imports():
     assert Path(grader_package.__file__).resolve().parents[1] == ROOT
 
 
-def _kill_the_zygote(box, child: int) -> None:
-    """Kill the zygote of box, and wait (10 s at most) for its child to die with it and be reaped: an
-    orphan goes to init, and a zombie of its uid left for the next test (whose new zygote may lease
-    the same uids) would be counted there as a process left behind."""
+def _kill_the_zygote(box, child: int) -> bool:
+    """Kill the zygote of box: did its child die with it (within 10 s)? Then wait (10 s at most) for the
+    child to be reaped too: an orphan goes to init, and a zombie of its uid left for the next test (whose
+    new zygote may lease the same uids) would be counted there as a process left behind."""
     box._zygote.process.kill()
     box._zygote.process.wait()
+    died = not wait_ended([child], 10)
+    # Polled: init reaps its orphans in its own time and tells no one (only a parent can wait on a child).
     for _ in range(200):
         if gone(child):
             break
         time.sleep(0.05)
+    return died
 
 
 @pytest.mark.source("""
@@ -510,8 +514,7 @@ def _kill_the_zygote(box, child: int) -> None:
 def test_a_child_dies_with_its_zygote_even_after_it_changed_uid(box):
     # A change of uid clears the parent-death signal; the child sets it again after it.
     child = call(box, "pid")["value"]
-    _kill_the_zygote(box, child)
-    assert gone(child) or _zombie(child)
+    assert _kill_the_zygote(box, child)
 
 
 @pytest.mark.source("""
@@ -523,7 +526,7 @@ def test_a_child_gone_with_its_zygote_between_two_requests_is_the_graders_failur
     """Its channel is at its end before the next request: that is no frame sent unasked for (the
     student's), but the zygote's death (the grader's), and the grade is done again from the start."""
     child = call(box, "pid")["value"]
-    _kill_the_zygote(box, child)
+    assert _kill_the_zygote(box, child)
     with pytest.raises(GraderError, match="zygote ended"):
         call(box, "pid")
 
@@ -539,7 +542,6 @@ def _children(pid: int) -> set[int]:
 def test_a_zygote_whose_sweeper_died_sweeps_by_itself_and_keeps_serving(tmp_path):
     """The sweeper is the zygote's one child besides its sessions: if it dies, a reap sweeps from the zygote."""
     import signal
-    import time
 
     path = submission(
         tmp_path / "student",
@@ -557,21 +559,13 @@ def test_a_zygote_whose_sweeper_died_sweeps_by_itself_and_keeps_serving(tmp_path
     zygote = first._zygote.process.pid
     (sweeper,) = _children(zygote) - {first.pid}
     os.kill(sweeper, signal.SIGKILL)
-    while not _zombie(sweeper):
-        time.sleep(0.01)
+    assert not wait_ended([sweeper], 60)  # dead: a zombie, until its zygote's next reap
     assert call(first, "linger")["value"] == first.pid
     first.close()
     assert first.uid not in {uid_of(pid) for pid in sandbox_processes()}
     with session(path) as second:
         assert second._zygote.process.pid == zygote  # the same zygote: it did not die of the broken pipe
         assert call(second, "linger")["value"] == second.pid
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
-    except OSError:
-        return False
 
 
 def test_a_link_that_stops_reading_before_its_answer_costs_the_zygote_nothing():
