@@ -8,9 +8,9 @@ largest int JSON can carry, the retry graph's attempt limit and default region.
 
 Not the student's work, and none of the lesson: it ships in the kit as it is,
 and a sandboxed submission may import it (the grader's oracle may too: it holds
-no stage's solution). agtool.tools imports it, never the other way round:
-check_table() without a table finds the student's module through agtool.student,
-the lab's one way to it.
+no stage's solution). agtool.tools imports it, never the other way round: the
+table to check is always given (tools.py passes its own TOOLS at import), so this
+module reads nothing of the student's.
 """
 
 import re
@@ -97,20 +97,13 @@ _RETURN_KEYS = {"type", "max_len", "min", "max", "allow_empty", "items"}
 _ENTRY_KEYS = {"fn", "description", "args", "returns", "upgrade"}
 
 
-def check_table(tools: dict | None = None) -> None:
+def check_table(tools: dict) -> None:
     """Refuse a contract table with a mistake in it, before any call is made.
 
     Raises ContractError naming the tool, the field and what to write instead.
-    With no argument it checks agtool.tools.TOOLS as it is now. agtool.tools calls
-    it once at import; call it again after editing TOOLS.
+    agtool.tools calls it once at import with its TOOLS; call it again after
+    editing TOOLS (check_table(tools.TOOLS)).
     """
-    if tools is None:
-        # agtool.tools' own import-time call passes its TOOLS, so a submission loaded under
-        # another name checks its own. agtool.student is imported here, not above: the sandbox's
-        # zygote preloads this module, and a child gets no more of the lab than it did.
-        from agtool import student
-
-        tools = student.module().TOOLS
     if not isinstance(tools, dict):
         raise ContractError(f"TOOLS must be a dict of tool name -> entry, not {type(tools).__name__}")
     for name, entry in tools.items():

@@ -5,8 +5,8 @@ providers, the MCP server and the bench call what the student wrote. They all re
 through module() here, which imports agtool.tools on first use, never at their import:
 a tools.py with a helper renamed, a stage not written yet or a mistake that raises at
 import breaks only what reads it, when it is read, and never the lab's own imports
-(tests/lab/test_lesson_on_top.py). agtool.contract, which tools.py imports, reaches it here
-too, and only when check_table() is called without a table.
+(tests/lab/test_lesson_on_top.py). agtool.contract, which tools.py imports, never reaches it:
+check_table is given the table it checks.
 
 StudentModule names what the lab reads of the module, by name: the fixed API of the stages,
 which the notebooks hand the student (mypy holds agtool/tools.py to it, below).

@@ -109,7 +109,7 @@ def put_tool(table):
             "returns": returns or {},
             **extra,
         }
-        tools.check_table()
+        tools.check_table(table)
         return body
 
     return put

@@ -3,13 +3,10 @@
 import ast
 import builtins
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from grader.kit.boundary import values
 from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
-
-if TYPE_CHECKING:  # a type only: probing imports this module
-    from grader.kit.probing import Mismatch
 
 # ── the smallest failing input, as code a student can paste ──────────────────
 #
@@ -45,14 +42,15 @@ _TOUCHY = values.py({"$touchy": 0})  # "Touchy()  # its ... raise TypeError": a 
 _LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception
 
 
-def pasteable(req: dict, observation: dict, setting: str, mismatch: "Mismatch") -> tuple[str, str]:
+def pasteable(req: dict, observation: dict, setting: str, shown: str, got: str) -> tuple[str, str]:
     """(setting, call) as code that runs pasted into a kit's notebook cell, in a Python in the kit's
     folder, and gives what the submission gave the grader (on the student's own earlier stages, where
-    the grader put its own); the check's own (setting, call) where that cannot be written."""
-    written, call = setting, _call_source(mismatch.call)
+    the grader put its own); the check's own (setting, call) where that cannot be written. `shown` and
+    `got` are the failure's call and what came back, as the check wrote them (a Mismatch's)."""
+    written, call = setting, _call_source(shown)
     calls, results = req.get("calls", []), observation.get("results", [])
     core: list[str] = []
-    at = _failing_call(calls, results, mismatch)
+    at = _failing_call(calls, results, shown, got)
     alone = at is not None and calls[at].get("fn") in _READS_NO_TOOLS  # nothing set before it changes its answer
     if "table" in req and not alone:
         core += _table_source(_used(req["table"], setting))
@@ -79,14 +77,14 @@ def pasteable(req: dict, observation: dict, setting: str, mismatch: "Mismatch") 
     own = [name for name in names if name not in _IMPORTS]
     lines = [f"from agtool.tools import {', '.join(own)}"] if own else []
     lines += [_IMPORTS[name] for name in names if name in _IMPORTS]
-    if req.get("stage") == 6 and "recursion" in mismatch.got.lower():  # LangGraph's limit: set as the grade does
+    if req.get("stage") == 6 and "recursion" in got.lower():  # LangGraph's limit: set as the grade does
         lines += _RECURSION_LIMIT
-    shown = "\n".join([*lines, *body])
+    code = "\n".join([*lines, *body])
     try:
-        compile(f"{shown}\n{call}", "<the failing input>", "exec")
+        compile(f"{code}\n{call}", "<the failing input>", "exec")
     except (SyntaxError, ValueError):  # a value cut short, or no call at all: as the check wrote it
-        return written, mismatch.call
-    return shown, call
+        return written, shown
+    return code, call
 
 
 def _used(table: dict, setting: str) -> dict:
@@ -273,14 +271,14 @@ def _shows(call: dict, line: str) -> bool:
     return False
 
 
-def _failing_call(calls: list, results: list, mismatch: "Mismatch") -> int | None:
+def _failing_call(calls: list, results: list, shown: str, got: str) -> int | None:
     """The index in the request of the (first) call the check's text shows, or None."""
-    lines = mismatch.call.splitlines()
+    lines = shown.splitlines()
     found = [at for at, call in enumerate(calls) if lines and _shows(call, lines[0])]
     if len(found) > 1 and len(lines) == 1:
         # The same call more than once (a run asked again, through one memo): the last one that gave what
         # the feedback says came back. The calls before it, replayed, leave what they left for it.
-        said = [at for at in found if at < len(results) and _gave(results[at], mismatch.got)]
+        said = [at for at in found if at < len(results) and _gave(results[at], got)]
         return (said or found)[-1]
     return found[0] if found else None  # a sequence of calls shown (stage 5's): it starts at the first
 

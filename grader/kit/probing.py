@@ -484,7 +484,7 @@ def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> M
     setting = check.show(case) if mismatch.setting is None else mismatch.setting
     call = mismatch.call
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
-        setting, call = pasteable(check.probe(case), observation, setting, mismatch)
+        setting, call = pasteable(check.probe(case), observation, setting, mismatch.call, mismatch.got)
     return dataclasses.replace(mismatch, setting=setting, call=call)
 
 

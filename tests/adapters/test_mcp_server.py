@@ -67,7 +67,7 @@ TOOLS = {
     "noisy": {"fn": _counted("noisy", _noisy), "description": "Prints, then answers.",
               "args": {"sku": {"type": "str"}}, "returns": {"sku": {"type": "str"}}},
 }
-check_table()
+check_table(TOOLS)
 """
 
 # label -> (tool, arguments), called in this order in one session.

@@ -75,7 +75,7 @@ def bodies(table, spy):
         table[name] = {**table[name], "fn": body}
     spies["restock_date"] = spy(value={"date": "2025-06-09"})
     table["restock_date"] = {**RESTOCK, "fn": spies["restock_date"]}
-    tools.check_table()
+    tools.check_table(table)
     return spies
 
 

@@ -102,7 +102,7 @@ def test_the_handwritten_description_accepts_what_the_contract_refuses():
 
 def test_the_lab_contracts_pass_check_table_and_their_bodies_meet_them(table):
     table.update(price_quote=lab.PRICE_QUOTE, stock_report=lab.STOCK_REPORT)
-    tools.check_table()
+    tools.check_table(table)
     assert tools.call_tool("price_quote", {"sku": "B-200", "quantity": 2, "discount": 0.5}) == {
         "ok": True,
         "value": {"sku": "B-200", "total": 24.5},

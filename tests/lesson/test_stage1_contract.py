@@ -132,7 +132,7 @@ def test_every_described_schema_is_valid_json_schema():
 
 def test_the_lab_table_passes_check_table():
     """The lab's own table is accepted."""
-    tools.check_table()  # raises if the table is refused
+    tools.check_table(tools.TOOLS)  # raises if the table is refused
 
 
 def good_entry(**changes):
@@ -197,10 +197,10 @@ def test_check_table_refuses_a_table_that_is_not_a_dict():
 
 
 def test_check_table_checks_the_live_table(table):
-    """check_table() with no argument checks TOOLS as it is now, so an edit can be checked before any call."""
+    """check_table(TOOLS) checks TOOLS as it is now, so an edit can be checked before any call."""
     table["stock_lookup"]["args"]["limit"]["min"] = 3
     with pytest.raises(tools.ContractError, match=r"stock_lookup.*limit"):
-        tools.check_table()
+        tools.check_table(table)
 
 
 # ── where check_table lives: agtool/contract.py, the lab's part ──────────────
@@ -237,4 +237,4 @@ def test_a_tools_py_imported_under_another_name_checks_its_own_table(tmp_path):
     with pytest.raises(tools.ContractError) as refused:
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
     assert str(refused.value) == "TOOLS['stock_lookup']['args']['limit']: 'min' 3 is above 'max' 2"
-    tools.check_table()  # the lab's own table is untouched: this raises if it is not
+    tools.check_table(tools.TOOLS)  # the lab's own table is untouched: this raises if it is not
