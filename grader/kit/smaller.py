@@ -38,7 +38,44 @@ def cuts(value: Any) -> list[tuple[tuple, Any]]:
     names the cut (the path to the part, what left): a cut that kept nothing is not tried again."""
     found = list(_cuts(value, ()))
     order = sorted(range(len(found)), key=lambda at: (len(found[at][0]), -found[at][1], at))
-    return [(found[at][2], found[at][3]) for at in order]
+    return _everywhere(value) + [(found[at][2], found[at][3]) for at in order]
+
+
+def _everywhere(value: Any) -> list[tuple[tuple, Any]]:
+    """A name taken out of every dict that holds it, at once, first: an arg goes from the contract and
+    from the call together (taken out of one alone, the call's would be an unknown name, another failure)."""
+    counts: dict[str, int] = {}
+    for key in _keys(value):
+        counts[key] = counts.get(key, 0) + 1
+    return [(("everywhere", key), _without(value, key)) for key, count in counts.items() if count > 1]
+
+
+def _keys(value: Any) -> Iterator[str]:
+    """Every str key of every plain dict in value (a spelled value's inside is one value: not looked into)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            yield from _keys(getattr(value, field.name))
+    elif type(value) is dict and not (len(value) == 1 and str(next(iter(value))).startswith("$")):
+        for key, inner in value.items():
+            if type(key) is str:
+                yield key
+            yield from _keys(inner)
+    elif type(value) in (list, tuple):
+        for inner in value:
+            yield from _keys(inner)
+
+
+def _without(value: Any, name: str) -> Any:
+    """value with the key `name` taken out of every plain dict in it."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(
+            value, **{field.name: _without(getattr(value, field.name), name) for field in dataclasses.fields(value)}
+        )
+    if type(value) is dict and not (len(value) == 1 and str(next(iter(value))).startswith("$")):
+        return {key: _without(inner, name) for key, inner in value.items() if key != name}
+    if type(value) in (list, tuple):
+        return type(value)(_without(inner, name) for inner in value)
+    return value
 
 
 def _cuts(value: Any, at: tuple) -> Iterator[tuple[tuple, int, tuple, Any]]:
@@ -80,16 +117,19 @@ def _fewer(items: list) -> Iterator[tuple[list, list]]:
         size //= 2
 
 
-def in_domain(request: dict) -> bool:
-    """Is a request's table one the contract rules accept? (A cut may take out a type, a body's last step,
-    the tool an upgrade names.)"""
+def in_domain(request: dict, rules: bool = True) -> bool:
+    """Is a request's table one the grader can build, each body a spy's (a cut may take out a body's last
+    step), and, with `rules`, one the contract rules accept (a cut may take out a type, the tool an upgrade
+    names)? A few incidents break a rule on purpose (an allowed list on an any arg): their cuts may too."""
     table = request.get("table")
     if table is None:
         return True
     try:
-        if not all(spies.is_body(entry.get("body")) for entry in table.values()):
+        if not all(type(entry) is dict and spies.is_body(entry.get("body")) for entry in table.values()):
             return False
-        check_table(spies.spy_table(table)[0])
+        tools = spies.spy_table(table)[0]
+        if rules:
+            check_table(tools)
     except Exception:
         return False
     return True
@@ -106,6 +146,7 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
     keeps nothing; then, once, every cut of the case as it stands. A case whose class says what a cut
     must keep (`keeps_form_of(original)`: a run's request keeps its tool and args) is held to it."""
     original, failure, refused, tried = case, None, set(), set()
+    named, rules = _tools_named(request(original)), in_domain(request(original))
     fresh = False  # the last pass tried the cuts refused before
     while tries > 0:
         kept = False
@@ -116,7 +157,7 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
             if key in tried:
                 continue
             tried.add(key)
-            if not _worth_probing(smaller, request, original):
+            if not _worth_probing(smaller, request, original, named, rules):
                 continue
             tries -= 1
             found = fails_alike(smaller)
@@ -138,17 +179,43 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
 def candidates(case: Any, request: Callable[[Any], dict], original: Any) -> Iterator[tuple[tuple, Any]]:
     """The cuts of case worth probing: its probe writes them, their table is the lesson's, and they keep
     the original's form."""
+    named, rules = _tools_named(request(original)), in_domain(request(original))
     for where, smaller in cuts(case):
-        if _worth_probing(smaller, request, original):
+        if _worth_probing(smaller, request, original, named, rules):
             yield where, smaller
 
 
-def _worth_probing(smaller: Any, request: Callable[[Any], dict], original: Any) -> bool:
+def _worth_probing(smaller: Any, request: Callable[[Any], dict], original: Any, named: set[str], rules: bool) -> bool:
+    """Is a cut a case of the lesson's: its probe writes it, its table is one the contract rules accept
+    (where the original's is), every tool of the original's table that a call names is still in it (a
+    call to a tool the table lacks is another question: check_args on an unknown tool is the student's
+    to answer), and its class's form is kept."""
     try:
         asked = request(smaller)
     except Exception:  # a cut the case's own probe cannot write: not a case
         return False
-    return in_domain(asked) and _keeps_form(smaller, original)
+    still = set(asked.get("table") or ())
+    return (
+        in_domain(asked, rules)
+        and all(name in still for name in named & _strs(asked.get("calls")))
+        and _keeps_form(smaller, original)
+    )
+
+
+def _tools_named(request: dict) -> set[str]:
+    """The tools of a request's table that its calls name (a tool's name, a run's request's tool)."""
+    return set(request.get("table") or ()) & _strs(request.get("calls"))
+
+
+def _strs(value: Any) -> set[str]:
+    """Every str inside value: a dict's values and items, not its keys."""
+    if type(value) is str:
+        return {value}
+    if type(value) is dict:
+        return set().union(*map(_strs, value.values()))
+    if type(value) in (list, tuple):
+        return set().union(*map(_strs, value))
+    return set()
 
 
 def _keeps_form(smaller: Any, original: Any) -> bool:

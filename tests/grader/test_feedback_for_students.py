@@ -370,3 +370,23 @@ def test_a_bool_and_a_number_taken_for_each_other_in_allowed_get_the_hint_that_s
     (result,) = grade(str(path), LocalSession, seed=0, stages=(2,), only="2.6").results
     assert not result.passed and result.failure is not None
     assert "one is a bool and the other a number" in result.failure.hint, result.failure.hint
+
+
+BEGINNERS = ROOT / "tests" / "submissions" / "beginner"
+
+
+def test_a_dict_subclass_refused_as_an_arg_gets_the_hint_that_names_it():
+    """2.1's hint names the OrderedDict a beginner's exact type test refused (Ben's and Sam's got only the rule)."""
+    for module in ("ben", "sam"):
+        (result,) = grade(str(BEGINNERS / f"{module}.py"), LocalSession, seed=0, stages=(2,), only="2.1").results
+        assert not result.passed and result.failure is not None
+        assert "OrderedDict" in result.failure.setting + result.failure.call, result.failure.call
+        assert "a dict subclass" in result.failure.hint, result.failure.hint
+
+
+def test_an_exception_out_of_call_memo_is_said_to_come_out_of_call_memo():
+    """A raise in call_memo is call_memo's (stage 5), not the door's (stage 4): Ben's and Dana's 5.6 read so."""
+    for module in ("ben", "dana"):
+        (result,) = grade(str(BEGINNERS / f"{module}.py"), LocalSession, seed=0, stages=(5,), only="5.6").results
+        assert not result.passed and result.failure is not None
+        assert "got out of call_memo" in result.failure.got and "door" not in result.failure.got, result.failure.got

@@ -219,17 +219,18 @@ def mutate(value: Any) -> None:
     walk(value)
 
 
-_BIG = 2**64  # an int past this is written as a power of 2 (2 ** 1100 + 3), as a student would type it
+_BIG = 2**32  # an int past this near a power of 2 is written so (2 ** 40, 2 ** 1100 + 3), as a student types it
+_NEAR = 1024  # what is left of it, at most, below 2 ** 64; beyond, any rest below 2 ** 64
 
 
 def _big_int(value: int) -> str:
-    """A big int as a power of 2 and what is left (2 ** 1100 + 3); its digits where it is none (rest as big)."""
+    """A big int as a power of 2 and what is left (2 ** 1100 + 3); its digits where it is near none."""
     sign, size = ("-", -value) if value < 0 else ("", value)
     power = size.bit_length() - 1
-    if size - 2**power >= 2 ** (power - 1) and 2 ** (power + 1) - size < _BIG:
+    if size - 2**power >= 2 ** (power - 1):
         power += 1  # just under the next power: 2 ** 1101 - 3
     rest = size - 2**power
-    if abs(rest) >= _BIG:
+    if abs(rest) > (_NEAR if power < 64 else 2**64):
         return repr(value)
     text = f"2 ** {power}" + (f" + {rest}" if rest > 0 else f" - {-rest}" if rest < 0 else "")
     return f"-({text})" if sign and rest else f"{sign}{text}"

@@ -262,6 +262,10 @@ HINTS = {
     "float for int": "2.0 is a float, not an int: an int arg takes only int values.",
     "int for float": ("An int is a fine float: 10 passes for a float arg, though isinstance(10, float) is False."),
     "any": '"any" lets every value through: None, True, NaN, a list, anything.',
+    "dict subclass": (
+        "The value is an OrderedDict, as json.loads(..., object_pairs_hook=OrderedDict) makes: a dict subclass, "
+        "so a dict (isinstance says so), and it passes for a dict arg. A test of the exact type refuses it."
+    ),
     "type": 'A value of the wrong type is type:<arg>: "2" is not a number, a tuple is not a list.',
     "nan": (
         "The value is NaN, and every comparison with NaN is False: asked whether NaN is below min, Python says "
@@ -317,6 +321,8 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
         if kind == "type":
             if spec["type"] == "any":
                 return HINTS["any"]
+            if isinstance(value, dict) and type(value) is not dict:
+                return HINTS["dict subclass"]
             if spec["type"] == "float" and type(value) is int:
                 return HINTS["int for float"]
         if kind == "range" and isinstance(value, (int, float)):

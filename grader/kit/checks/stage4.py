@@ -131,12 +131,12 @@ def answer(envelope: dict, runs: dict, errors: set) -> dict:
     return {"envelope": values.to_plain(envelope), "errors": sorted(errors, key=repr), "runs": runs}
 
 
-def mismatch(expected: dict, result: dict, exact_keys: bool = False) -> str | None:
-    """What is wrong with one observed door answer, whole (stage 5 reads it so), or None."""
+def mismatch(expected: dict, result: dict, exact_keys: bool = False, called: str = "the door") -> str | None:
+    """What is wrong with one observed answer of `called` (the door, or stage 5's call_memo), whole, or None."""
     envelope, runs = expected["envelope"], expected["runs"]
     got = result.get("value")
     if "raised" in result:
-        return "an exception got out of the door"
+        return f"an exception got out of {called}"
     if type(got) is not dict or not {"ok", "value", "error"} <= got.keys():
         return "not an envelope with ok, value and error"
     if exact_keys and sorted(got) != ENVELOPE_KEYS:

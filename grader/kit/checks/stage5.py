@@ -92,7 +92,7 @@ def compare(case: Script, expected: list[dict], observation: dict, runs: str = "
     for (name, args, change), want, result in zip(case.calls, expected, observation["results"], strict=True):
         said.append(f"call_memo({name!r}, {py(args, 10**4)}, memo)")
         judged_runs = want["runs"] if runs == "all" or (runs == "misses" and want["runs"]) else result["runs"]
-        problem = stage4.mismatch({**want, "runs": judged_runs}, result)
+        problem = stage4.mismatch({**want, "runs": judged_runs}, result, called="call_memo")
         if problem:
             return Mismatch(
                 "\n".join(said),
