@@ -380,7 +380,7 @@ def test_a_dict_subclass_refused_as_an_arg_gets_the_hint_that_names_it():
     for module in ("ben", "sam"):
         (result,) = grade(str(BEGINNERS / f"{module}.py"), LocalSession, seed=0, stages=(2,), only="2.1").results
         assert not result.passed and result.failure is not None
-        assert "OrderedDict" in result.failure.setting + result.failure.call, result.failure.call
+        assert "OrderedDict" in f"{result.failure.setting}{result.failure.call}", result.failure.call
         assert "a dict subclass" in result.failure.hint, result.failure.hint
 
 
