@@ -390,3 +390,11 @@ def test_an_exception_out_of_call_memo_is_said_to_come_out_of_call_memo():
         (result,) = grade(str(BEGINNERS / f"{module}.py"), LocalSession, seed=0, stages=(5,), only="5.6").results
         assert not result.passed and result.failure is not None
         assert "got out of call_memo" in result.failure.got and "door" not in result.failure.got, result.failure.got
+
+
+def test_an_answer_that_raised_on_an_int_with_no_text_gets_the_hint_that_names_it():
+    """Ana's run raised ValueError on an ok value holding 10 ** 4300: the hint names the int, not escapes."""
+    (result,) = grade(str(BEGINNERS / "ana.py"), LocalSession, seed=0, stages=(6,), only="6.2").results
+    assert not result.passed and result.failure is not None
+    assert "10 ** 4300" in f"{result.failure.setting}"
+    assert "int of over 4,300 digits" in result.failure.hint and "repr" in result.failure.hint, result.failure.hint

@@ -267,6 +267,9 @@ ANSWER_HINT = (
     "int of over 4,300 digits has none in Python; then any sentence will do."
 )
 RUN_HINTS = {
+    "no text": "This ok value holds an int of over 4,300 digits, and Python refuses to write such an int as "
+    "text: json.dumps, repr and str all raise ValueError on it, a fallback to repr too. run never raises: for "
+    "a value that has no text, any sentence is an answer.",
     "memo": "The body ran where the memo run was given should have answered: run uses the memo it is "
     "given, an empty dict too. An empty dict is falsy, so a test of its truth swaps it for a new one that the "
     'caller never sees fill; only a memo that is None is the caller\'s "no memo".',
@@ -295,7 +298,7 @@ def run_hint(req, how, shared: bool, state: dict, problem: str, result: dict) ->
     if shared and "body runs" in problem:
         return RUN_HINTS["memo"]
     if "raises" in state or type(got) is not dict:
-        return answer_hint(state, problem)
+        return answer_hint(state, problem, result.get("raised", ""))
     given = req.get("args") if type(req) is dict else None
     if state["status"] == "answered" and type(given) is dict and type(got.get("args")) is dict:
         for arg, value in given.items():
@@ -313,7 +316,7 @@ def run_hint(req, how, shared: bool, state: dict, problem: str, result: dict) ->
     huge = type(given) is dict and any(map(_huge, given.values()))
     if huge and got.get("status") != state["status"]:
         return RUN_HINTS["huge"]
-    return answer_hint(state, problem)
+    return answer_hint(state, problem, result.get("raised", ""))
 
 
 FIX_KEYS = ("args:allowed:region", "args:range", "args:unknown", "result:too_big")  # the lesson's FIXES
@@ -333,11 +336,14 @@ def _huge(value) -> bool:
     return type(value) is int and value.bit_length() > 1024
 
 
-def answer_hint(state: dict, problem: str) -> str:
-    """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show."""
+def answer_hint(state: dict, problem: str, raised: str = "") -> str:
+    """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show
+    (`raised`: what run raised, if it did)."""
     if state.get("status") != "answered":
         return ""
     cannot_show = values.anywhere(state["result"]["value"], values.is_marker)
+    if problem == "run raised" and cannot_show and raised.startswith("ValueError") and "digits" in raised:
+        return RUN_HINTS["no text"]
     return ANSWER_HINT if problem.startswith("answer") or (problem == "run raised" and cannot_show) else ""
 
 
