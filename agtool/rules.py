@@ -3,9 +3,9 @@
 A check judges its rule and nothing else; every rule here is judged by its check. Two texts
 are drawn from this one: the check's own (`Check.rule`, quoted in feedback) and the list
 "What the grade judges", folded at the end of the stage's notebook; the docstring (or comment)
-of agtool/tools.py that `where` names points to that list by label, and states no rule again. `python -m grader.instructor.rule_text`
-writes the list and the pointers, and tests/grader/test_rules.py fails while they differ from
-what it would write.
+of agtool/tools.py that `where` names points to that list by label, and states no rule again.
+`python -m grader.instructor.rule_text` writes the list and the pointers, and
+tests/grader/test_rules.py fails while they differ from what it would write.
 
 A rule is the lesson where it must be (the lesson's core rules, and what follows from them) and
 accepts every reasonable choice where the lesson does not fix one; where it keeps one

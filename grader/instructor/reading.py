@@ -28,9 +28,9 @@ def first_writing_cell(cells: list[dict]) -> int:
     """The index of the first code cell after the first `## What you write` heading."""
     heading = next(
         (i for i, cell in enumerate(cells) if cell["cell_type"] == "markdown" and WRITE_HEADING.search(_text(cell))),
-        None,
+        len(cells),
     )
-    code = next((i for i, cell in enumerate(cells) if heading is not None and i > heading and cell["cell_type"] == "code"), None)
+    code = next((i for i in range(heading + 1, len(cells)) if cells[i]["cell_type"] == "code"), None)
     if code is None:
         raise NoWritingCell("no code cell follows a '## What you write' heading")
     return code

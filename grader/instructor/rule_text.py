@@ -48,7 +48,7 @@ def by_place() -> dict[str, list[tuple[str, Rule]]]:
 
 
 def labels_text(labels: list[str]) -> str:
-    """The labels with each run of one stage's consecutive checks joined: '2.1 to 2.8', '1.5, 1.6', '6.2 to 6.7, 6.9'."""
+    """The labels, a run of three or more consecutive checks joined: '2.1 to 2.8', '1.5, 1.6', '6.2 to 6.7, 6.9'."""
     runs: list[list[tuple[int, int]]] = []
     for stage, number in (tuple(map(int, label.split("."))) for label in labels):
         if runs and runs[-1][-1] == (stage, number - 1):
@@ -92,7 +92,7 @@ def module_text(source: str) -> str:
             found = [i for i, line in enumerate(lines) if line.startswith(head)]
         if len(found) != 1:
             raise NoPlaceForRules(
-                f"{MODULE}: {place} needs one line that begins {head.strip()!r}: the pointer to its rules is written there"
+                f"{MODULE}: {place} needs one line that begins {head.strip()!r}: its pointer to the rules goes there"
             )
         line = lines[found[0]]
         lines[found[0]] = line[: line.index(head)] + head + pointer(rules)

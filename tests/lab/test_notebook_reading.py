@@ -46,5 +46,5 @@ def test_reading_stops_at_the_first_code_cell_after_what_you_write_and_skips_the
     notebook.write_text(json.dumps({"cells": cells}))
     assert reading.reading(notebook) == 2 + 3 + 1 + 4
     notebook.write_text(json.dumps({"cells": cells[:3]}))
-    with pytest.raises(reading.NoWritingCell, match="nb.ipynb: no code cell follows"):
+    with pytest.raises(reading.NoWritingCell, match=r"nb\.ipynb: no code cell follows"):
         reading.reading(notebook)
