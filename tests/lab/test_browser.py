@@ -256,12 +256,15 @@ def test_what_the_grade_judges_is_folded_at_the_notebooks_end_and_unfolds_as_mar
     _, url, _, _ = make_lab
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{url}/lab/tree/notebooks/02_check_args.ipynb")
-    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90 * SECONDS)
-    appendix = page.locator(".jp-MarkdownCell details")
+    # the notebook in front: the workspace may keep the other tests' notebooks open in hidden tabs
+    notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    expect(notebook).to_have_count(1, timeout=90 * SECONDS)
+    notebook.locator(".jp-Cell").first.wait_for(timeout=90 * SECONDS)
+    appendix = notebook.locator(".jp-MarkdownCell details")
     for _ in range(60):  # JupyterLab renders the cells near the view: scroll down until the last one is drawn
         if appendix.count():
             break
-        page.locator(".jp-Notebook .jp-Cell").last.scroll_into_view_if_needed()
+        notebook.locator(".jp-Cell").last.scroll_into_view_if_needed()
         page.mouse.wheel(0, 2000)
     expect(appendix).to_have_count(1)
     appendix.scroll_into_view_if_needed()
