@@ -261,12 +261,14 @@ def test_what_the_grade_judges_is_folded_at_the_notebooks_end_and_unfolds_as_mar
     expect(notebook).to_have_count(1, timeout=90 * SECONDS)
     notebook.locator(".jp-Cell").first.wait_for(timeout=90 * SECONDS)
     appendix = notebook.locator(".jp-MarkdownCell details")
-    for _ in range(60):  # JupyterLab renders the cells near the view: scroll down until the last one is drawn
+    box = notebook.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(60):  # JupyterLab draws the cells near the view: wheel down (60 turns pass the end) till it is drawn
         if appendix.count():
             break
-        notebook.locator(".jp-Cell").last.scroll_into_view_if_needed()
         page.mouse.wheel(0, 2000)
-    expect(appendix).to_have_count(1)
+    expect(appendix).to_have_count(1, timeout=30 * SECONDS)
     appendix.scroll_into_view_if_needed()
     assert appendix.get_attribute("open") is None
     expect(appendix.locator("summary")).to_have_text("What the grade judges")
