@@ -1,10 +1,11 @@
 """The rules the grade judges, each written once, under the label of the check that judges it.
 
-A check judges its rule and nothing else; every rule here is judged by its check. Three
-texts are drawn from this one: the check's own (`Check.rule`), the notebook's "What the
-grade judges" list, and the rules at the end of the docstring (or comment) of
-agtool/tools.py that `where` names. `python -m grader.instructor.rule_text` writes the
-last two, and tests/grader/test_rules.py fails while they differ from what it would write.
+A check judges its rule and nothing else; every rule here is judged by its check. Two texts
+are drawn from this one: the check's own (`Check.rule`, quoted in feedback) and the list
+"What the grade judges", folded at the end of the stage's notebook; the docstring (or comment)
+of agtool/tools.py that `where` names points to that list by label, and states no rule again.
+`python -m grader.instructor.rule_text` writes the list and the pointers, and
+tests/grader/test_rules.py fails while they differ from what it would write.
 
 A rule is the lesson where it must be (the lesson's core rules, and what follows from them) and
 accepts every reasonable choice where the lesson does not fix one; where it keeps one
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Rule:
-    where: str  # what agtool/tools.py states it under: a function's docstring, or the comment above TOOLS or FIXES
+    where: str  # what it constrains in agtool/tools.py: a function, whose docstring points to it, or TOOLS or FIXES
     text: str  # the sentences, in Markdown: backticks mark code
     example: str = ""
 
@@ -43,11 +44,11 @@ RULES: dict[str, Rule] = {
         "delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.",
     ),
     "1.5": Rule(
-        "TOOLS",
+        "describe_tools",
         'describe_tools() gives one {"type": "function", "function": {...}} entry per tool of TOOLS, and nothing else.',
     ),
     "1.6": Rule(
-        "TOOLS",
+        "describe_tools",
         "Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum for min and max;"
         " required lists the required args; additionalProperties is false. A description, or a default, in an arg"
         " spec is an extra that no check reads.",

@@ -54,25 +54,7 @@ from agtool.contract import PY_TYPES as _PY_TYPES
 #   return spec: type, max_len (lists), min, max, allow_empty (default False),
 #                items (a list of dicts: key -> return spec, checked on every item)
 #
-# A reason names a field of the contract by its dotted path, never a position
-# in the value: "type:filter.color" is key color of the dict arg filter, and
-# an item of a list is named by its list, so "range:points" is an item of
-# points out of range (as check_result's "range:rows.qty" is the qty of some row).
-#
-# The rules of TOOLS, as the grader judges them:
-# - 1.1 Each TOOLS entry is a dict with fn (the function itself, not its name), description,
-#   args and returns; upgrade, if any, names another tool of TOOLS.
-# - 1.2 stock_lookup's limit is an int from 1 to 2, its rows a list of at most 2 items {region:
-#   str, qty: int >= 0}, and its upgrade is stock_lookup_v2.
-# - 1.3 stock_lookup_v2 takes and gives what stock_lookup does (the same args and returns), has
-#   no upgrade of its own, and its fn is inventory.stock_lookup_v2, the endpoint that honours
-#   limit.
-# - 1.4 delivery_eta takes sku and region (busan, jeju or seoul) and its days must lie in 0..14.
-# - 1.5 describe_tools() gives one {"type": "function", "function": {...}} entry per tool of
-#   TOOLS, and nothing else.
-# - 1.6 Each arg is a property with its JSON Schema type, enum for allowed, minimum and maximum
-#   for min and max; required lists the required args; additionalProperties is false. A
-#   description, or a default, in an arg spec is an extra that no check reads.
+# The rules of TOOLS: notebooks/01_contract.ipynb, "What the grade judges" (1.1 to 1.4).
 
 # BEGIN SOLUTION
 _REGION = {"type": "str", "allowed": list(inventory.REGIONS)}
@@ -114,12 +96,10 @@ TOOLS: dict[str, dict] = {
 def describe_tools() -> list[dict]:
     """The model's tool list, drawn from TOOLS, in OpenAI function-calling form.
 
-    Each entry: {"type": "function", "function": {"name", "description",
-    "parameters"}}, where parameters is a JSON Schema object with properties
-    (type, enum, minimum, maximum; properties and items for nested args),
-    required and additionalProperties: false. An arg spec's optional
-    "description" goes along as the property's description (the model reads
-    it); it is an extra: no check needs it, and a table without one is as good.
+    One {"type": "function", "function": {"name", "description", "parameters"}} entry per tool,
+    in table order, where parameters is object_schema of the tool's args.
+
+    The rules: notebooks/01_contract.ipynb, "What the grade judges" (1.5, 1.6).
     """
     # BEGIN SOLUTION
     return [{"type": "function", "function": {"name": name, "description": tool["description"],
@@ -169,40 +149,7 @@ def check_args(name: str, args: dict) -> str | None:
     Reasons: unknown:<arg>, missing:<arg>, type:<arg>, range:<arg>, allowed:<arg>.
     Unknown names first, then each contract arg in table order.
 
-    The rules, as the grader judges them:
-
-    - 2.1 `check_args` reads `TOOLS[name]` when it is called, and returns `None` when `args`
-      meet its contract.
-    - 2.2 Every name in `args` that the contract does not have is `unknown:<name>`, even a name
-      that is not a str: `{1: 2}` gives `unknown:1`. Inside a dict arg too: `{"where": {1: 2}}`
-      gives `unknown:where.1`. After `unknown:` a name that is not a str may be spelled your way
-      (`str(name)` is one way), so long as it names no field of the contract; where `str(name)`
-      would (a name `1` beside a field named `"1"`), the lesson does not say, and any reason is
-      right. `check_args` is called with a tool of TOOLS and a dict (the door sees to both): for
-      an unknown tool or args that are not a dict, what it does is yours.
-    - 2.3 A required arg (`required` is `True` unless the spec says `False`) that is absent is
-      `missing:<arg>`; an absent optional arg is fine, and a present arg is never missing, even
-      when its value is `None`, `0`, `False` or an empty str.
-    - 2.4 `bool` never passes for `int` or `float` (bool is an int in Python!); an int passes
-      for `float`; a dict subclass (an `OrderedDict`) passes for `dict`, as in a result (3.1);
-      `any` lets every value through.
-    - 2.5 Both bounds are inclusive, and NaN is outside every range that has a bound; a float
-      arg with no `min` and no `max` lets NaN through. An int too big for a float, such as
-      `10 ** 400`, is compared as it is: above `max` it is `range:<arg>`, and it never makes
-      `check_args` raise.
-    - 2.6 A value that is not in the arg's allowed list is `allowed:<arg>`, compared with its
-      type: `bool` is never an int here either, so `True` is not allowed where `1` is (though
-      `True == 1` in Python), nor `1` where `True` is. Whether an int equals a float of the same
-      value (`1` against an allowed `1.0`) is yours: the lesson does not decide it, and the
-      grade accepts either.
-    - 2.7 Inside a nested arg the field is a dotted path: `type:filter.color`. An item of a list
-      arg, at any depth, is named by its list: `range:points`. Every rule of the item spec holds
-      for each item, allowed too: `allowed:skus`. Naming the item's position as well
-      (`range:points.1`, `range:points[1]`) is right too: stage 6 fixes only top-level args, so
-      nothing reads what follows the list's name.
-    - 2.8 When several checks fail, any one of their reasons is right (`None` is not), but a
-      name the contract does not have comes first: a misspelt arg is missing too, and stage 6
-      can rename the misspelling (`args:unknown`) where it has no fix for `args:missing`.
+    The rules: notebooks/02_check_args.ipynb, "What the grade judges" (2.1 to 2.8).
     """
     # BEGIN SOLUTION
     return check_arg_fields(TOOLS[name]["args"], args, prefix="")
@@ -280,35 +227,7 @@ def check_result(name: str, value: Any) -> str | None:
     range:<key> (outside min/max, NaN too). Inside `items` the field is a
     dotted path: range:rows.qty. Extra keys are allowed.
 
-    The rules, as the grader judges them:
-
-    - 3.1 `check_result` reads `TOOLS[name]` when it is called, and returns `None` when `value`
-      meets its returns spec. Keys the spec does not mention are allowed.
-    - 3.2 A value that is not a dict is `shape:result`. A dict subclass (an `OrderedDict`, as
-      `json.loads(..., object_pairs_hook=OrderedDict)` gives) is a dict, as a value, a row or a
-      key's value.
-    - 3.3 A key of the spec that is missing, or a value of the wrong type, is `shape:<key>`:
-      `True` is not an int, `4.0` is not an int, an int is a fine float (`total=10` passes), and
-      an `any` key takes every type.
-    - 3.4 An empty list, dict or str is `empty:<key>` unless the spec says `allow_empty=True`,
-      in an `any` key too; `0`, `False` and `None` are not empty. An empty tuple, set or bytes
-      (`()`, `set()`, `b""`) in an `any` key is no JSON value a tool sends: calling it empty or
-      not is yours.
-    - 3.5 A list longer than `max_len` is `too_big:<key>`; exactly `max_len` items pass.
-    - 3.6 A number outside `min..max` is `range:<key>` (both bounds inclusive), NaN too; a float
-      key with no `min` and no `max` lets NaN through, and so does an `any` key. An int too big
-      for a float, such as `10 ** 400`, is compared as it is: outside `min..max` it is
-      `range:<key>`, and it never makes `check_result` raise.
-    - 3.7 Every item of a list with `items` is checked against the item specs, items of items
-      too, and the field is its dotted path: `range:rows.qty`; an item that is not a dict is
-      `shape:<key>`. Naming the item's position as well (`range:rows.1.qty`,
-      `range:rows[1].qty`) is right too: no later stage reads what follows the list's name.
-    - 3.8 `check_result` never raises on a value JSON could send, nor on a set, bytes, an object
-      or a dict with int keys where a key's value should be: each gets `None` or a reason. A
-      value that breaks a rule never gets `None`, whatever another key holds. The one exception
-      to "never raises": beside a value whose own `==` raises (no JSON value does), letting that
-      `TypeError` out is right too, and so is a reason (the door refuses either); `None` is not:
-      an `except` that answers `None` passes what it could not check.
+    The rules: notebooks/03_check_result.ipynb, "What the grade judges" (3.1 to 3.8).
     """
     # BEGIN SOLUTION
     if not isinstance(value, dict):
@@ -353,24 +272,7 @@ def check_fields(specs: dict, value: dict, prefix: str) -> str | None:
 def call_tool(name: str, args: dict) -> dict:
     """Call a tool through its contract; never lets an Exception out.
 
-    The rules, as the grader judges them:
-
-    - 4.1 Returns exactly `{"ok": bool, "value": ..., "error": str | None}`. ok is True only
-      when every check passes: `{"ok": True, "value": value, "error": None}`. A failure has
-      value None and its reason as error. The body is called with exactly the args given, as
-      keywords: an optional arg left out stays out (its `default` is documentation only: the
-      door never fills it in), and none is added or dropped.
-    - 4.2 A name that is not a str, or not in TOOLS, is `tool:unknown:<name>`; args that are not
-      a dict are `args:shape:args`. A name that is not a str may be spelled your way after
-      `tool:unknown:` (`str(name)` is one way): no tool has it, and nothing reads it.
-    - 4.3 Args that check_args refuses are `args:<reason>`, and the body is not run.
-    - 4.4 Any Exception from the body is `tool:raised:<ExceptionType>`. `<ExceptionType>` names
-      the exception's class: `type(e).__name__` (`KeyError`), or a dotted name that ends in it
-      (`Inventory.Down`, `builtins.KeyError`). KeyboardInterrupt, SystemExit, GeneratorExit and
-      asyncio.CancelledError are no Exception: the door lets them out.
-    - 4.5 A value that check_result refuses is `result:<reason>`.
-    - 4.6 In order: `tool:unknown:<name>`, `args:shape:args`, `args:<reason>`,
-      `tool:raised:<ExceptionType>`, `result:<reason>`; else ok.
+    The rules: notebooks/04_door.ipynb, "What the grade judges" (4.1 to 4.6).
     """
     # BEGIN SOLUTION
     if not isinstance(name, str) or name not in TOOLS:
@@ -402,25 +304,12 @@ def failure(reason: str) -> dict:
 # or it is replayed long after the cause is gone.
 
 def memo_key(name: str, args: dict) -> str | None:
-    """name plus the args as sorted JSON; None when JSON cannot hold the args exactly.
+    """name, a space, and the args as sorted JSON; None when JSON cannot hold the args exactly.
 
-    json.dumps would quietly turn a tuple into a list and a key 1 into "1", and
-    collide; it writes NaN, which is no JSON; it cannot write a list that holds
-    itself; and Python will not print an int of over 4300 digits. The space
-    between the name and the JSON keeps ("t1", 2) apart from ("t", 12).
+    is_json says which args JSON holds: json.dumps would quietly turn a tuple into a list and a
+    key 1 into "1", and two calls would share a key. The space keeps ("t1", 2) apart from ("t", 12).
 
-    The rules, as the grader judges them:
-
-    - 5.1 Equal for args equal up to key order, nested too. A str name and dict args JSON holds
-      exactly always get a key, whatever their strs say. `-0.0` and `0.0` are equal floats that
-      JSON writes apart: one key for both, or two, is yours (a second key only costs a body
-      run).
-    - 5.2 Two different calls never share a key: 1, 1.0 and True give different keys, and so do
-      two tool names. memo_key never raises: a name that is not a str, args that are not a dict
-      and ints of more than 14,000 bits may get None or a key of their own.
-    - 5.3 None when JSON cannot hold the args exactly: NaN and infinities, tuples, sets, bytes
-      and other objects, keys that are not str, and a list that holds itself. An int of up to
-      14,000 bits gets a key. A call without a key is never remembered.
+    The rules: notebooks/05_memo.ipynb, "What the grade judges" (5.1 to 5.3).
     """
     # BEGIN SOLUTION
     if not isinstance(name, str) or not is_json(args):
@@ -432,8 +321,8 @@ def memo_key(name: str, args: dict) -> str | None:
 def is_json(value: Any) -> bool:
     """Can JSON hold value exactly?
 
-    None, str, int (of 14,000 bits at most), bool, finite float; lists; dicts with str keys.
-    Never raises: a list that holds itself is no JSON.
+    None, str, bool, int (of MAX_INT_BITS at most), finite float; lists and str-keyed dicts of
+    such values. Never raises: a list that holds itself is no JSON.
     """
     # BEGIN SOLUTION
     kind = type(value)
@@ -460,14 +349,7 @@ def call_memo(name: str, args: dict, memo: dict) -> dict:
     Here each envelope is kept as JSON text, loaded again on every hit, and only
     when is_json holds its value.
 
-    The rules, as the grader judges them:
-
-    - 5.4 A hit returns the remembered envelope without running the body.
-    - 5.5 Only ok envelopes are remembered.
-    - 5.6 A hit equals the envelope it remembers and is never the same object, so a caller who
-      changes a returned value cannot change what a later hit returns. call_memo never raises: a
-      value JSON cannot hold exactly (a set, a tuple, a key 1, a list that holds itself, an int
-      of over 4,300 digits) is not remembered, or remembered exactly.
+    The rules: notebooks/05_memo.ipynb, "What the grade judges" (5.4 to 5.6).
     """
     # BEGIN SOLUTION
     key = memo_key(name, args)
@@ -526,19 +408,7 @@ def field_of(reason: str) -> str:
 # (field_of) as a top-level arg of the contract: for a dotted field such as
 # where.min_qty it finds none, and cannot help.
 #
-# The rules of FIXES, as the grader judges them:
-# - 6.8 FIXES maps args:allowed:region to use_default_region, args:range to clamp_into_range,
-#   args:unknown to rename_or_drop and result:too_big to switch_to_upgrade. A fix changes only
-#   the field its reason names, and every other arg the caller gave stays as it was:
-#   rename_or_drop renames onto a contract arg not given yet, else drops the name;
-#   switch_to_upgrade returns None (or `{"tool": None}`) when the tool has no upgrade, and never
-#   raises. clamp_into_range sets the arg to min when it is below min, to max when it is above
-#   max, an int of any size too; NaN is neither, so for NaN it may return None, or set the arg
-#   to any number within the bounds (min, max, or between). A fix returns a new args dict: the
-#   one in `state["args"]` is the caller's, and stays as it was. use_default_region sets
-#   DEFAULT_REGION whatever the value was, a near miss (`"Busan"`) too. What rename_or_drop does
-#   with an arg name that is not a str (`{1: 2}`) is yours: the lesson's names are strs, and the
-#   grade sends no other to a fix.
+# The rules of FIXES: notebooks/06_retry_graph.ipynb, "What the grade judges" (6.8).
 # BEGIN SOLUTION
 def use_default_region(state: RunState) -> dict:
     return {"args": {**state["args"], "region": DEFAULT_REGION}}
@@ -670,10 +540,7 @@ def give_up(state: RunState) -> dict:
 def build_graph():
     """The compiled LangGraph: pick -> call -> (answer | fix -> call ... | give_up).
 
-    The rules, as the grader judges them:
-
-    - 6.1 MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() compiles a StateGraph
-      with the nodes pick, call, fix, answer and give_up.
+    The rules: notebooks/06_retry_graph.ipynb, "What the grade judges" (6.1).
     """
     # BEGIN SOLUTION
     graph = StateGraph(RunState, context_schema=RunContext)
@@ -695,35 +562,7 @@ def run(request: Any, max_attempts: int = MAX_ATTEMPTS, memo: dict | None = None
 
     request is {"tool": name, "args": {...}}.
 
-    The rules, as the grader judges them:
-
-    - 6.2 A call that succeeds goes straight to answer: status "answered", one door call,
-      through the memo run is given. The answer is a sentence that shows the ok value's text:
-      every str in it, keys too, as it is (non-ASCII letters such as É too, never escaped), or
-      with the escapes `json.dumps` or `repr` write for quotes, backslashes and control
-      characters (those are not letters). A value JSON cannot show (keys of mixed types, a list
-      that holds itself) is answered with its text too, as `repr` writes it; one that holds an
-      int of over 4,300 digits, which nothing in Python prints, with any sentence.
-    - 6.3 A fix is looked up by the full reason, then by its `<stage>:<check>` prefix, never by
-      how a reason starts: `args:allowed:region_code` has no fix; a fixable reason takes the fix
-      edge and calls again.
-    - 6.4 A reason with no fix (result:empty above all) goes straight to give_up: one door call.
-    - 6.5 A reason that comes back, or a fix that cannot help, gives up: a fix cannot help when
-      it returns None (no upgrade) or when its field is not an arg of the contract (a dotted
-      field such as where.min_qty). use_default_region may instead return None (cannot help)
-      where the contract's allowed list has no DEFAULT_REGION.
-    - 6.6 At most max_attempts door calls; max_attempts=0 makes none, and so does a negative
-      one. Any int is a limit: a run of max_attempts calls is never cut short, and a huge
-      max_attempts (2 ** 40) costs nothing until the calls are made. A max_attempts that is not
-      an int (True and False included) makes no call: the run gives up at once (status
-      "gave_up", attempts 0, answer None) with a reason that names max_attempts, such as
-      run:type:max_attempts.
-    - 6.7 The state holds tool, args, result (the last envelope), reasons, path, attempts,
-      status and answer.
-    - 6.9 picker(request) replaces the rules in pick: it is called once and must return (tool,
-      args), which go to the door as they are. An exception out of the picker either goes out of
-      run as it is, or ends the run gave_up at once (attempts 0, answer None) with a reason that
-      names its type, such as pick:raised:ValueError.
+    The rules: notebooks/06_retry_graph.ipynb, "What the grade judges" (6.2 to 6.7, 6.9).
     """
     # BEGIN SOLUTION
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):

@@ -1,16 +1,17 @@
-"""Writes agtool/rules.py into the texts a student reads: the notebooks and agtool/tools.py.
+"""Writes agtool/rules.py into the texts a student reads: the notebooks, and pointers in agtool/tools.py.
 
-Each rule is written once, in agtool/rules.py. This module draws two texts from it:
+Each rule is written once, in agtool/rules.py, and a student reads it once, in its stage's
+notebook. This module draws two texts from it:
 
 - in each stage's notebook, the list of "What the grade judges": one line a check,
-  `- **2.4** <rule> (<example>)`, where the notebook holds such a list already;
-- in agtool/tools.py, the last part of each docstring that states rules (after the line
-  `The rules, as the grader judges them:`) and the comment below
-  `# The rules of TOOLS, as the grader judges them:` (FIXES likewise): the same rules,
-  `- 2.4 <rule>`, wrapped, without the notebook's examples.
+  `- **2.4** <rule> (<example>)`, in the folded appendix that ends the notebook (a markdown
+  cell that begins `<details>` and `<summary>What the grade judges</summary>`);
+- in agtool/tools.py, a pointer to that list, never the rules again: the line of each
+  docstring that begins `The rules: ` and the comment line `# The rules of TOOLS: ` (FIXES
+  likewise) become `The rules: notebooks/02_check_args.ipynb, "What the grade judges" (2.1 to 2.8).`
 
 Everything else in those files is hand-written and left as it is. tests/grader/test_rules.py fails
-while a file differs from what this writes, so the three texts can only change together:
+while a file differs from what this writes, so the texts can only change together:
 
     python -m grader.instructor.rule_text          # write them
     python -m grader.instructor.rule_text --check  # say which are stale, change nothing
@@ -21,7 +22,6 @@ import ast
 import json
 import re
 import sys
-import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,12 +30,10 @@ from agtool.syllabus import STAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = "agtool/tools.py"
-DOCSTRING_HEAD = "The rules, as the grader judges them:"
-COMMENT_HEAD = "# The rules of {where}, as the grader judges them:"
-WIDTH = 96  # the module's prose width; the rule lines are wrapped to it
+DOCSTRING_POINTER = "The rules: "
+COMMENT_POINTER = "# The rules of {where}: "
+APPENDIX = "<details>\n<summary>What the grade judges</summary>\n\n"
 NOTEBOOK_LINE = re.compile(r"- \*\*(\d+)\.(\d+)\*\* ")
-CODE = re.compile(r"`[^`]*`")
-KEPT = "\0"  # a space inside a code span, while textwrap breaks the others
 
 
 class NoPlaceForRules(Exception):
@@ -49,18 +47,23 @@ def by_place() -> dict[str, list[tuple[str, Rule]]]:
     return places
 
 
-def wrapped(label: str, rule: Rule, indent: str) -> list[str]:
-    """The rule as a bullet, wrapped to WIDTH, never inside a code span (`10 ** 400` stays on one line)."""
-    text = CODE.sub(lambda span: span[0].replace(" ", KEPT), f"- {label} {rule.text}")
-    lines = textwrap.wrap(
-        text,
-        WIDTH,
-        initial_indent=indent,
-        subsequent_indent=indent + "  ",
-        break_on_hyphens=False,
-        break_long_words=False,
-    )
-    return [line.replace(KEPT, " ") for line in lines]
+def labels_text(labels: list[str]) -> str:
+    """The labels, a run of three or more consecutive checks joined: '2.1 to 2.8', '1.5, 1.6', '6.2 to 6.7, 6.9'."""
+    runs: list[list[tuple[int, int]]] = []
+    for stage, number in (tuple(map(int, label.split("."))) for label in labels):
+        if runs and runs[-1][-1] == (stage, number - 1):
+            runs[-1].append((stage, number))
+        else:
+            runs.append([(stage, number)])
+    spelt = [[f"{stage}.{number}" for stage, number in run] for run in runs]
+    return ", ".join(", ".join(run) if len(run) < 3 else f"{run[0]} to {run[-1]}" for run in spelt)
+
+
+def pointer(rules: list[tuple[str, Rule]]) -> str:
+    """Where a student reads these rules: the stage's notebook, its folded list, their labels."""
+    stage = int(rules[0][0].split(".")[0])
+    labels = labels_text([label for label, _ in rules])
+    return f'notebooks/{STAGES[stage].notebook}, "What the grade judges" ({labels}).'
 
 
 def _docstrings(source: str) -> dict[str, ast.Constant]:
@@ -75,36 +78,24 @@ def _docstrings(source: str) -> dict[str, ast.Constant]:
 
 
 def module_text(source: str) -> str:
-    """tools.py with the rules of each place written at the end of its docstring or comment."""
+    """tools.py with each place's pointer line (in its docstring, or its comment) written anew."""
     lines = source.split("\n")
     docstrings = _docstrings(source)
-    edits = []  # (first line, end line, new lines): the old lines [first, end) give way
     for where, rules in by_place().items():
         if where in docstrings:
             node = docstrings[where]
             assert node.end_lineno is not None
-            body = range(node.lineno - 1, node.end_lineno - 1)  # the docstring's lines but its closing one
-            heads = [i for i in body if lines[i].strip() == DOCSTRING_HEAD]
-            if len(heads) != 1 or lines[node.end_lineno - 1].strip() != '"""':
-                raise NoPlaceForRules(
-                    f"{MODULE}: the docstring of {where} needs one line {DOCSTRING_HEAD!r}, and its closing quotes "
-                    "on a line of their own: the rules are written between them"
-                )
-            indent = lines[heads[0]][: len(lines[heads[0]]) - len(lines[heads[0]].lstrip())]
-            new = [""] + [line for label, rule in rules for line in wrapped(label, rule, indent)]
-            edits.append((heads[0] + 1, node.end_lineno - 1, new))
+            head, place = DOCSTRING_POINTER, f"the docstring of {where}"
+            found = [i for i in range(node.lineno - 1, node.end_lineno) if lines[i].lstrip().startswith(head)]
         else:
-            head = COMMENT_HEAD.format(where=where)
-            heads = [i for i, line in enumerate(lines) if line == head]
-            if len(heads) != 1:
-                raise NoPlaceForRules(f"{MODULE}: needs one line {head!r} (or a function {where} with a docstring)")
-            end = heads[0] + 1
-            while end < len(lines) and lines[end].startswith(("# - ", "#   ")):
-                end += 1
-            new = [line for label, rule in rules for line in wrapped(label, rule, "# ")]
-            edits.append((heads[0] + 1, end, new))
-    for first, end, new in sorted(edits, reverse=True):
-        lines[first:end] = new
+            head, place = COMMENT_POINTER.format(where=where), f"the comment on {where}"
+            found = [i for i, line in enumerate(lines) if line.startswith(head)]
+        if len(found) != 1:
+            raise NoPlaceForRules(
+                f"{MODULE}: {place} needs one line that begins {head.strip()!r}: its pointer to the rules goes there"
+            )
+        line = lines[found[0]]
+        lines[found[0]] = line[: line.index(head)] + head + pointer(rules)
     return "\n".join(lines)
 
 
@@ -114,7 +105,7 @@ def notebook_line(label: str, rule: Rule) -> str:
 
 
 def notebook_text(text: str, stage: int) -> str:
-    """A notebook's JSON text with its stage's list of rules written anew (one markdown cell holds it)."""
+    """A notebook's JSON text with its stage's list of rules written anew (its folded appendix holds it)."""
     notebook = json.loads(text)
     rules = [(label, rule) for label, rule in RULES.items() if label.split(".")[0] == str(stage)]
     cells = [
@@ -127,6 +118,11 @@ def notebook_text(text: str, stage: int) -> str:
         raise NoPlaceForRules(
             f"notebooks/{STAGES[stage].notebook}: one markdown cell must hold the list of rules "
             f"(lines '- **{stage}.1** ...'); {len(cells)} do"
+        )
+    if not "".join(cells[0]["source"]).startswith(APPENDIX):
+        raise NoPlaceForRules(
+            f"notebooks/{STAGES[stage].notebook}: the list of rules belongs in a folded appendix, a cell that "
+            f"begins {APPENDIX!r}"
         )
     lines = "".join(cells[0]["source"]).split("\n")
     listed = [i for i, line in enumerate(lines) if NOTEBOOK_LINE.match(line)]

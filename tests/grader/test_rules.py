@@ -1,9 +1,10 @@
 """Each rule the grade judges is written once (agtool/rules.py), and every text that states it is drawn from there.
 
 A check judges the rule under its label and nothing else; the stage's notebook ("What the
-grade judges") and agtool/tools.py (the docstring or comment the rule names) say exactly
-what grader/instructor/rule_text.py writes from that rule. So a student who reads either
-knows every behaviour the grade judges, in the words the grader uses.
+grade judges", folded at its end) says exactly what grader/instructor/rule_text.py writes from
+that rule, and agtool/tools.py (the docstring or comment the rule names) points there by label
+without stating the rule again. So a student who reads the notebook knows every behaviour the
+grade judges, in the words the grader uses, and reads each rule once.
 """
 
 import dataclasses
@@ -43,18 +44,32 @@ def lab(tmp_path):
     return tmp_path
 
 
-def test_a_changed_rule_is_written_into_its_notebook_and_its_docstring_alone(lab, monkeypatch):
+def test_a_changed_rule_is_written_into_its_notebook_alone(lab, monkeypatch):
     before = dict(rule_text.drawn(lab))
     changed = dataclasses.replace(rules.RULES["5.4"], text="A hit returns the remembered envelope, body unrun.")
     monkeypatch.setitem(rules.RULES, "5.4", changed)
     after = dict(rule_text.drawn(lab))
     differ = sorted(path.relative_to(lab).as_posix() for path in after if after[path] != before[path])
-    assert differ == ["agtool/tools.py", "notebooks/05_memo.ipynb"]
+    assert differ == ["notebooks/05_memo.ipynb"]
     cells = json.loads(after[lab / "notebooks/05_memo.ipynb"])["cells"]
-    assert any("- **5.4** A hit returns the remembered envelope, body unrun." in "".join(c["source"]) for c in cells)
-    module = after[lab / rule_text.MODULE]
+    assert "- **5.4** A hit returns the remembered envelope, body unrun." in "".join(cells[-1]["source"])
+
+
+def test_the_module_points_to_each_rule_and_states_none(lab, monkeypatch):
+    module = (ROOT / rule_text.MODULE).read_text()
+    for rule in rules.RULES.values():
+        assert rule.text not in module
     call_memo = module[module.index("def call_memo") : module.index("# BEGIN SOLUTION", module.index("def call_memo"))]
-    assert "- 5.4 A hit returns the remembered envelope, body unrun." in call_memo
+    assert 'The rules: notebooks/05_memo.ipynb, "What the grade judges" (5.4 to 5.6).' in call_memo
+    monkeypatch.setitem(rules.RULES, "5.7", rules.Rule("call_memo", "A new rule."))
+    moved = dict(rule_text.drawn(lab))[lab / rule_text.MODULE]
+    assert '"What the grade judges" (5.4 to 5.7).' in moved
+
+
+def test_labels_are_joined_in_runs():
+    assert rule_text.labels_text(["6.2", "6.3", "6.4", "6.9"]) == "6.2 to 6.4, 6.9"
+    assert rule_text.labels_text(["1.5", "1.6"]) == "1.5, 1.6"
+    assert rule_text.labels_text(["6.1"]) == "6.1"
 
 
 def test_the_writer_writes_stale_files_and_then_finds_none(lab, monkeypatch, capsys):
@@ -62,28 +77,30 @@ def test_the_writer_writes_stale_files_and_then_finds_none(lab, monkeypatch, cap
     stale = dataclasses.replace(rules.RULES["2.6"], text="Not allowed: `allowed:<arg>`.")
     monkeypatch.setitem(rules.RULES, "2.6", stale)
     assert rule_text.main(["--check"]) == 1
-    assert "agtool/tools.py: its rules differ" in capsys.readouterr().err
+    assert "notebooks/02_check_args.ipynb: its rules differ" in capsys.readouterr().err
     assert rule_text.main([]) == 0
     assert rule_text.main(["--check"]) == 0
-    assert "- 2.6 Not allowed: `allowed:<arg>`." in (lab / rule_text.MODULE).read_text()
+    assert "- **2.6** Not allowed: `allowed:<arg>`." in (lab / "notebooks/02_check_args.ipynb").read_text()
 
 
 def test_a_text_with_no_place_for_its_rules_is_named_in_one_line(lab, monkeypatch, capsys):
     module = lab / rule_text.MODULE
-    module.write_text(module.read_text().replace(rule_text.DOCSTRING_HEAD, "The rules:", 1))
+    module.write_text(module.read_text().replace(rule_text.DOCSTRING_POINTER, "Rules: ", 1))
     monkeypatch.setattr(rule_text, "ROOT", lab)
     assert rule_text.main([]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1
-    assert "the docstring of check_args needs one line 'The rules, as the grader judges them:'" in error
+    assert "the docstring of describe_tools needs one line that begins 'The rules:'" in error
 
 
-def test_a_code_span_is_never_broken_across_lines():
-    long = rules.Rule("check_args", "word " * 17 + "`10 ** 400` and `a b c d`")
-    lines = rule_text.wrapped("2.5", long, "    ")
-    assert any("`10 ** 400`" in line for line in lines)
-    assert any("`a b c d`" in line for line in lines)
-    assert all(len(line) <= rule_text.WIDTH for line in lines)
+def test_a_list_of_rules_outside_the_folded_appendix_is_named_in_one_line(lab, monkeypatch, capsys):
+    notebook = lab / "notebooks/03_check_result.ipynb"
+    notebook.write_text(notebook.read_text().replace("<details>\\n", "", 1))
+    monkeypatch.setattr(rule_text, "ROOT", lab)
+    assert rule_text.main([]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert "notebooks/03_check_result.ipynb: the list of rules belongs in a folded appendix" in error
 
 
 def test_the_registry_numbers_the_notebooks_markers_and_points():

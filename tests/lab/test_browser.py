@@ -18,7 +18,8 @@ browser download: it cannot happen here), then
   saves, re-runs the notebook's describe_tools() cell and sees the new description,
   with no kernel restart (%autoreload);
 - opens tests/lab/browser/panel_demo.ipynb (copied beside them), runs all its cells from
-  the Run menu and reads the panel's rendered text.
+  the Run menu and reads the panel's rendered text;
+- opens notebook 02 and finds "What the grade judges" folded at its end, a Markdown list once opened.
 
 The screenshots land in tests/artifacts/lab_*.png and panel.png.
 """
@@ -250,3 +251,35 @@ def test_notebook_07s_chart_is_drawn_by_jupyterlab_itself(chromium, make_lab):
     chart.screenshot(path=ARTIFACTS / "chart.png")
     box = chart.bounding_box()
     assert box and box["width"] > 600  # both panels, side by side
+
+
+def test_what_the_grade_judges_is_folded_at_the_notebooks_end_and_unfolds_as_markdown(chromium, make_lab):
+    """The appendix `<details>` cell renders closed in JupyterLab; opened, its rules are a Markdown list."""
+    from playwright.sync_api import expect
+
+    _, url, _, _ = make_lab
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/lab/tree/notebooks/02_check_args.ipynb")
+    # the notebook in front: the workspace may keep the other tests' notebooks open in hidden tabs
+    notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    expect(notebook).to_have_count(1, timeout=90 * SECONDS)
+    notebook.locator(".jp-Cell").first.wait_for(timeout=90 * SECONDS)
+    appendix = notebook.locator(".jp-MarkdownCell details")
+    box = notebook.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(60):  # JupyterLab draws the cells near the view: wheel down (60 turns pass the end) till it is drawn
+        if appendix.count():
+            break
+        page.mouse.wheel(0, 2000)
+    expect(appendix).to_have_count(1, timeout=30 * SECONDS)
+    appendix.scroll_into_view_if_needed()
+    assert appendix.get_attribute("open") is None
+    expect(appendix.locator("summary")).to_have_text("What the grade judges")
+    first_rule = appendix.locator("li", has=page.locator("strong", has_text=re.compile(r"^2\.1$")))
+    expect(first_rule).to_be_hidden()
+    appendix.locator("summary").click()
+    expect(first_rule).to_be_visible()
+    expect(first_rule).to_contain_text("reads TOOLS[name] when it is called")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "lab_what_the_grade_judges.png")
