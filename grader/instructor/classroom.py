@@ -307,16 +307,14 @@ def write_record(out: Path, graded: Graded) -> None:
     )
 
 
-def graded_before(submission: HandedIn, seed: int, out: Path) -> Graded | None:
-    """The student's record from OUT, if it is for this very stamp; else None."""
-    record = read_record(out, submission.student)
+def kept(record: Graded | None, submission: HandedIn, seed: int) -> Graded | None:
+    """The student's record, if it is for this very stamp (they are not graded again); else None."""
     return record if record is not None and record.stamp == stamp(submission, seed) else None
 
 
-def handed_in_as_recorded(submission: HandedIn, out: Path) -> HandedIn:
+def handed_in_as_recorded(submission: HandedIn, record: Graded | None) -> HandedIn:
     """submission with the time its record holds, when the record is of these very bytes: a file's time
     is read once, when it is first graded, and a file touched since (or --force) changes no late penalty."""
-    record = read_record(out, submission.student)
     if record is None or submission.digest is None:
         return submission
     if record.stamp.get("submission") == submission.digest and record.modified is not None:
@@ -410,8 +408,9 @@ def grade_class(
     write_shard(out, shard)
     kept_aside = keep_hand_edits(out)
     before = previous_finals(out)
-    submissions = [handed_in_as_recorded(submission, out) for submission in submissions]
-    rows = {submission.student: None if force else graded_before(submission, seed, out) for submission in submissions}
+    records = {submission.student: read_record(out, submission.student) for submission in submissions}
+    submissions = [handed_in_as_recorded(submission, records[submission.student]) for submission in submissions]
+    rows = {s.student: None if force else kept(records[s.student], s, seed) for s in submissions}
     pending = [submission for submission in submissions if rows[submission.student] is None]
     failures: dict[str, str] = {}
     finished = False

@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
+from typing import Any
 
 from agtool.syllabus import STAGES
 from grader.instructor.term import Final
@@ -129,22 +130,16 @@ def _result(entry: dict, checks: dict) -> CheckResult:
     """A check's result as to_json wrote it; its check as the student read it (hinted: the failure's hint)."""
     failure = None if entry["failure"] is None else _mismatch(entry["failure"])
     check = checks[entry["label"]] if failure is None else hinted(checks[entry["label"]], failure)
-    return CheckResult(check, _boolean(entry["passed"]), str(entry["message"]), failure, _boolean(entry["died"]))
-
-
-def _boolean(value) -> bool:
-    if type(value) is not bool:
-        raise TypeError(f"not true or false: {value!r}")
-    return value
+    return CheckResult(check, bool(entry["passed"]), str(entry["message"]), failure, bool(entry["died"]))
 
 
 def _mismatch(data: dict) -> Mismatch:
-    """A failure as to_json wrote it (asdict: a tuple became a list)."""
-    return Mismatch(**{field.name: _tuples(data[field.name]) for field in fields(Mismatch)})
-
-
-def _tuples(value):
-    return tuple(value) if isinstance(value, list) else value
+    """A failure as to_json wrote it (asdict made its tuples lists)."""
+    values: dict[str, Any] = {}
+    for field in fields(Mismatch):
+        value = data[field.name]
+        values[field.name] = tuple(value) if isinstance(value, list) else value
+    return Mismatch(**values)
 
 
 @functools.cache
