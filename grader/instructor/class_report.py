@@ -22,21 +22,13 @@ import html
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from grader.instructor.graded import Graded
+from grader.kit.probing import Check
 
 TOP_REASONS = 3  # reasons shown per check
 LOW_DISCRIMINATION = 0.1  # a check below this separates strong from weak no better than chance: marked
 BLUE, GREY, ORANGE = "#4c72b0", "#9e9e9e", "#dd8452"
-
-
-@dataclass(frozen=True)
-class CheckInfo:
-    label: str
-    stage: int
-    title: str
-    points: int
 
 
 # ── the histogram ────────────────────────────────────────────────────────────
@@ -116,7 +108,7 @@ def report_html(
     sections: dict[str, str],
     not_graded: dict[str, str],
     stage_points: dict[int, int],
-    checks: Sequence[CheckInfo],
+    checks: Sequence[Check],
     integrity: str | None = None,
     missing_shards: tuple[str, ...] = (),
 ) -> str:
@@ -217,7 +209,7 @@ STYLE = (
 )
 
 
-def _checks_table(honest: Sequence[Graded], checks: Sequence[CheckInfo]) -> str:
+def _checks_table(honest: Sequence[Graded], checks: Sequence[Check]) -> str:
     rows = []
     for check in checks:
         failing = [student for student in honest if check.label in student.failed]

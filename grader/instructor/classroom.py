@@ -57,7 +57,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from grader.instructor.class_report import CheckInfo, report_html
+from grader.instructor.class_report import report_html
 from grader.instructor.confined import grade_confined, sandbox_check
 from grader.instructor.gradebook import (
     KeptAside,
@@ -77,7 +77,7 @@ from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.instructor.shards import Shard, parse_shard, write_shard
 from grader.instructor.term import Term, TermError, apply, read_term, same_name
 from grader.kit import intake
-from grader.kit.checks import CHECKLISTS, every_check
+from grader.kit.checks import every_check
 from grader.kit.grading import STAGE_POINTS, not_graded
 from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
 from grader.kit.probing import draw_ahead
@@ -546,13 +546,8 @@ def write_report(
     """report.html: the class on one page (grader/instructor/class_report.py), of the records with the term."""
     sections = {student: entry["Section"] for student, entry in (roster or {}).items() if entry["Section"]}
     students = sorted(graded, key=lambda student: student.student)
-    checks = [
-        CheckInfo(check.label, number, check.title, check.points)
-        for number, stage in CHECKLISTS.items()
-        for check in stage.checks
-    ]
     integrity = INTEGRITY if (out / INTEGRITY).is_file() else None
-    page = report_html(students, sections, not_graded, STAGE_POINTS, checks, integrity, missing_shards)
+    page = report_html(students, sections, not_graded, STAGE_POINTS, every_check(), integrity, missing_shards)
     write_atomically(out / "report.html", page)
 
 
