@@ -4,7 +4,7 @@ The shards must be the whole class: every shard of the same count (each OUT reco
 shard it holds), or the merge is refused, naming the missing ones, unless --partial, and then
 the books say so (not_graded.csv and report.html name each missing shard: its students have
 no row, so Canvas keeps their grade as it was).
-Each student's record (graded.json) is copied from the shard that graded them; a student in
+Each student's record (graded.json) is read from the shard that graded them and written in OUT; a student in
 two shards must have the same stamp in both (a redelivered shard), or the merge is refused,
 naming them. Then OUT gets what a single `class` run writes, from those records and the term
 files in OUT (grader/instructor/term.py): gradebook.csv, not_graded.csv, canvas.csv,
@@ -13,10 +13,7 @@ one run's.
 """
 
 import argparse
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from grader.instructor.classroom import (
@@ -28,12 +25,11 @@ from grader.instructor.classroom import (
     read_books_input,
     read_record,
     write_outputs,
+    write_record,
 )
 from grader.instructor.gradebook import csv_rows, keep_hand_edits
 from grader.instructor.graded import Graded
 from grader.instructor.shards import SHARD_RECORD, read_shard
-
-STUDENT_FILES = (RECORD,)  # the record: feedback.md and results.json are written from it, with the final
 
 
 def missing_shards(shards: list[Path]) -> tuple[str, ...]:
@@ -95,8 +91,8 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
     term, roster = read_books_input(out, set(found), handed_in)
     kept_aside = keep_hand_edits(out)
     before = previous_finals(out)
-    for student, (folder, _) in sorted(found.items()):
-        _copy_student(folder, out / STUDENTS / student)
+    for record in rows:  # feedback.md and results.json are written from it, with the final
+        write_record(out, record)
     said = write_outputs(
         out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside, missing_shards=missing
     )
@@ -113,18 +109,6 @@ def _not_graded(path: Path) -> dict[str, str]:
             return {row["student"]: row["why"] for row in csv_rows(file.read())}
     except (OSError, KeyError):
         return {}
-
-
-def _copy_student(source: Path, target: Path) -> None:
-    """The student's folder in OUT replaced by the shard's, whole: a copy beside it, then a swap."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".merge-", dir=target.parent))
-    for name in STUDENT_FILES:
-        if (source / name).is_file():
-            shutil.copy2(source / name, staging / name)
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(staging, target)
 
 
 def command(parser: argparse.ArgumentParser):
