@@ -19,52 +19,16 @@ Every text a student wrote (a name, an exception's message) is escaped.
 """
 
 import html
-import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from grader.instructor.graded import Graded
+from grader.kit.probing import Check
 
 TOP_REASONS = 3  # reasons shown per check
 LOW_DISCRIMINATION = 0.1  # a check below this separates strong from weak no better than chance: marked
 BLUE, GREY, ORANGE = "#4c72b0", "#9e9e9e", "#dd8452"
-
-
-@dataclass(frozen=True)
-class Student:
-    """What the report reads of a graded student."""
-
-    name: str
-    final: float
-    raw: float
-    stages: dict[int, float]
-    failed: dict[str, str]  # label -> why, for each failed check
-    ungraded: str | None  # why the file was not graded in full (does not import, empty …), or None
-    notes: tuple[str, ...] = ()
-    checks: dict[str, float] = field(default_factory=dict)  # label -> raw score
-    section: str | None = None  # roster.csv's Section
-    sandbox: str = ""  # the sandbox's layers it was graded under
-
-
-@dataclass(frozen=True)
-class CheckInfo:
-    label: str
-    stage: int
-    title: str
-    points: int
-
-
-REASON_LIMIT = 120  # characters of one reason
-
-
-def failure_reason(result) -> str:
-    """What a failed check's result has in common with others' (the report counts them): the exception
-    its smallest failing input raised, else the problem its judge named, else its one-line message."""
-    got = result.failure.got if result.failure else ""
-    raised = re.match(r"raised (\w+)", got)
-    named = re.search(r"\(([^()]+)\)$", got)
-    why = f"raised {raised[1]}" if raised else named[1] if named else result.message
-    return why if len(why) <= REASON_LIMIT else why[: REASON_LIMIT - 1] + "…"
 
 
 # ── the histogram ────────────────────────────────────────────────────────────
@@ -140,15 +104,17 @@ def _tick_step(most: int) -> int:
 
 
 def report_html(
-    students: Sequence[Student],
+    students: Sequence[Graded],
+    sections: dict[str, str],
     not_graded: dict[str, str],
     stage_points: dict[int, int],
-    checks: Sequence[CheckInfo],
+    checks: Sequence[Check],
     integrity: str | None = None,
     missing_shards: tuple[str, ...] = (),
 ) -> str:
-    """The page. not_graded: the entries with no row, and why; integrity: the integrity report's file name,
-    when there is one; missing_shards: the shards a partial merge lacks."""
+    """The page, of the students' records with the term applied. sections: student -> their section in
+    roster.csv, for those it gives one; not_graded: the entries with no row, and why; integrity: the
+    integrity report's file name, when there is one; missing_shards: the shards a partial merge lacks."""
     honest = [student for student in students if student.ungraded is None]
     ungraded = [student for student in students if student.ungraded is not None]
     apart = {"not graded": len(ungraded), "no row": len(not_graded)}
@@ -166,7 +132,7 @@ def report_html(
         _sandbox(students),
         "<h2>Scores</h2>",
         f'<div class="panels">{"".join(panels)}</div>',
-        *_sections(students, total),
+        *_sections(students, sections, total),
         "<h2>Checks</h2>",
         "<p>Discrimination: how passing the check goes with the rest of the raw score (point-biserial, files "
         'graded in full); <span class="low">near 0 or below</span>, strong students fail it as often as weak ones.</p>',
@@ -197,21 +163,21 @@ def _partial(missing_shards: tuple[str, ...]) -> list[str]:
     ]
 
 
-def _sandbox(students: Sequence[Student]) -> str:
+def _sandbox(students: Sequence[Graded]) -> str:
     """The sandbox layers the students were graded under: one line each, with how many."""
     layers = Counter(student.sandbox for student in students if student.sandbox)
     said = "; ".join(f"{html.escape(text)} ({count})" for text, count in sorted(layers.items()))
     return f'<p id="sandbox">Graded under: {said or "no sandbox (nothing was graded in one)"}.</p>'
 
 
-def _sections(students: Sequence[Student], total: int) -> list[str]:
+def _sections(students: Sequence[Graded], sections: dict[str, str], total: int) -> list[str]:
     """A row per section of roster.csv, when it has sections: students, graded in full, median and mean."""
-    sections = sorted({student.section for student in students if student.section})
-    if not sections:
+    named = sorted({sections[student.student] for student in students if student.student in sections})
+    if not named:
         return []
     rows = []
-    for section in sections:
-        members = [student for student in students if student.section == section]
+    for section in named:
+        members = [student for student in students if sections.get(student.student) == section]
         finals = [student.final for student in members if student.ungraded is None]
         median = f"{statistics.median(finals):g}" if finals else "-"
         mean = f"{statistics.fmean(finals):.1f}" if finals else "-"
@@ -243,14 +209,14 @@ STYLE = (
 )
 
 
-def _checks_table(honest: Sequence[Student], checks: Sequence[CheckInfo]) -> str:
+def _checks_table(honest: Sequence[Graded], checks: Sequence[Check]) -> str:
     rows = []
     for check in checks:
         failing = [student for student in honest if check.label in student.failed]
         why = Counter(student.failed[check.label] for student in failing)
         rate = f"{100 * len(failing) / len(honest):.0f} %" if honest else "-"
         reasons = "<br>".join(f"{count} × {html.escape(text)}" for text, count in why.most_common(TOP_REASONS))
-        who = "".join(f"<li>{html.escape(student.name)}</li>" for student in failing)
+        who = "".join(f"<li>{html.escape(student.student)}</li>" for student in failing)
         rest = [student.raw - student.checks.get(check.label, 0.0) for student in honest]
         r = discrimination([check.label not in student.failed for student in honest], rest)
         low = " low" if r is not None and r < LOW_DISCRIMINATION else ""
@@ -269,11 +235,11 @@ def _checks_table(honest: Sequence[Student], checks: Sequence[CheckInfo]) -> str
     return f'<table id="checks">{header}{"".join(rows)}</table>'
 
 
-def _apart_section(ungraded: Sequence[Student], not_graded: dict[str, str]) -> list[str]:
+def _apart_section(ungraded: Sequence[Graded], not_graded: dict[str, str]) -> list[str]:
     if not ungraded and not not_graded:
         return []
     rows = [
-        f"<tr><td>{html.escape(s.name)}</td><td>not graded, a row of {s.final:g}: {html.escape(s.ungraded or '')}"
+        f"<tr><td>{html.escape(s.student)}</td><td>not graded, a row of {s.final:g}: {html.escape(s.ungraded or '')}"
         "</td></tr>"
         for s in ungraded
     ]
@@ -287,13 +253,13 @@ def _apart_section(ungraded: Sequence[Student], not_graded: dict[str, str]) -> l
     ]
 
 
-def _term_section(students: Sequence[Student]) -> list[str]:
-    noted = [student for student in students if student.notes]
+def _term_section(students: Sequence[Graded]) -> list[str]:
+    noted = [student for student in students if student.adjustments.notes]  # the term's: apart lists the rest
     if not noted:
         return []
     rows = [
-        f'<tr><td>{html.escape(s.name)}</td><td class="num">{s.raw:g}</td><td class="num">{s.final:g}</td>'
-        f"<td>{'<br>'.join(html.escape(note) for note in s.notes)}</td></tr>"
+        f'<tr><td>{html.escape(s.student)}</td><td class="num">{s.raw:g}</td><td class="num">{s.final:g}</td>'
+        f"<td>{'<br>'.join(html.escape(note) for note in s.adjustments.notes)}</td></tr>"
         for s in noted
     ]
     header = "<tr><th>student</th><th>raw</th><th>final</th><th>why</th></tr>"

@@ -50,19 +50,17 @@ import time
 from collections import deque
 from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 from tqdm import tqdm
 
-from agtool.syllabus import STAGES
-from grader.instructor.class_report import CheckInfo, Student, failure_reason, report_html
+from grader.instructor.class_report import report_html
 from grader.instructor.confined import grade_confined, sandbox_check
 from grader.instructor.gradebook import (
     KeptAside,
-    Line,
     keep_hand_edits,
     previous_finals,
     read_roster,
@@ -71,6 +69,7 @@ from grader.instructor.gradebook import (
     write_gradebook,
     write_not_graded,
 )
+from grader.instructor.graded import STAGE_NUMBERS, Graded
 from grader.instructor.handout import write_handout
 from grader.instructor.integrity import INTEGRITY, write_integrity
 from grader.instructor.sandbox.confine import Layers
@@ -78,13 +77,12 @@ from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.instructor.shards import Shard, parse_shard, write_shard
 from grader.instructor.term import Term, TermError, apply, read_term, same_name
 from grader.kit import intake
-from grader.kit.checks import CHECKLISTS, every_check
+from grader.kit.checks import every_check
 from grader.kit.grading import STAGE_POINTS, not_graded
 from grader.kit.intake import NotASubmission, find_tools, hidden_entry, read_submission
 from grader.kit.probing import draw_ahead
-from grader.kit.report import feedback_body, for_student, not_run, results_json, write_atomically
+from grader.kit.report import not_run, write_atomically
 
-STAGE_NUMBERS = sorted(STAGES)  # the gradebook's stage columns, in order
 STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
 CHECK_POINTS = {check.label: check.points for check in every_check()}
 STOP_SECONDS = 5  # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
@@ -162,20 +160,6 @@ def _makes_names(node: ast.AST) -> bool:
     if isinstance(node, ast.Name):
         return node.id in NAME_MAKERS
     return isinstance(node, ast.Attribute) and node.attr in NAME_MAKERS
-
-
-@dataclass(frozen=True)
-class Row:
-    """One student's raw grade, as their results.json and graded.json hold it."""
-
-    student: str
-    total: float
-    stages: dict[int, float]
-    checks: dict[str, float] = field(default_factory=dict)  # label -> score
-    failed: dict[str, str] = field(default_factory=dict)  # label -> why, for each failed check
-    ungraded: str | None = None  # why the file was not graded in full (empty, does not import …), or None
-    modified: float | None = None  # when the file was handed in, as first read; None: no file
-    sandbox: str = ""  # the sandbox's layers it was graded under (Layers.describe)
 
 
 # ── finding the submissions ──────────────────────────────────────────────────
@@ -305,62 +289,42 @@ def student_folder(out: Path, student: str) -> Path:
     return out / STUDENTS / student
 
 
-def read_record(out: Path, student: str) -> dict | None:
-    """The student's record in OUT (graded.json: their grade as graded, and its stamp), or None."""
+RECORD = "graded.json"  # OUT/students/<student>/: their record (grader/instructor/graded.py)
+
+
+def read_record(out: Path, student: str) -> Graded | None:
+    """The student's record in OUT (graded.json: their grade as graded, and its stamp), or None for none, or
+    one that is not this grader's (an earlier release's)."""
     try:
-        record = json.loads((student_folder(out, student) / "graded.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
-
-
-def graded_row(submission: HandedIn, seed: int, out: Path) -> Row | None:
-    """The student's row from OUT, if their record there is for this very stamp; else None."""
-    record = read_record(out, submission.student)
-    if record is None or record.get("stamp") != stamp(submission, seed):
-        return None
-    try:
-        return row_of(submission.student, record)
-    except (ValueError, KeyError, TypeError, AttributeError):  # an earlier release's record
+        return Graded.from_json(json.loads((student_folder(out, student) / RECORD).read_text()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def handed_in_as_recorded(submission: HandedIn, out: Path) -> HandedIn:
+def write_record(out: Path, graded: Graded) -> None:
+    write_atomically(
+        student_folder(out, graded.student) / RECORD, json.dumps(graded.to_json(), indent=1, ensure_ascii=False) + "\n"
+    )
+
+
+def kept(record: Graded | None, submission: HandedIn, seed: int) -> Graded | None:
+    """The student's record, if it is for this very stamp (they are not graded again); else None."""
+    return record if record is not None and record.stamp == stamp(submission, seed) else None
+
+
+def handed_in_as_recorded(submission: HandedIn, record: Graded | None) -> HandedIn:
     """submission with the time its record holds, when the record is of these very bytes: a file's time
     is read once, when it is first graded, and a file touched since (or --force) changes no late penalty."""
-    record = read_record(out, submission.student)
     if record is None or submission.digest is None:
         return submission
-    stamped, modified = record.get("stamp"), record.get("modified")
-    if isinstance(stamped, dict) and stamped.get("submission") == submission.digest and type(modified) is float:
-        return HandedIn(submission.student, submission.path, submission.read, submission.folder, modified)
+    if record.stamp.get("submission") == submission.digest and record.modified is not None:
+        return HandedIn(submission.student, submission.path, submission.read, submission.folder, record.modified)
     return submission
 
 
-def row_of(student: str, record: dict) -> Row:
-    """A student's row from their record: the grade's Gradescope results (each test counts for the stages
-    its tags name), why each failed check failed, why the file was not graded in full, when it was handed in."""
-    results = record["results"]
-    stages = {stage: 0.0 for stage in STAGE_NUMBERS}
-    checks: dict[str, float] = {}
-    for test in results["tests"]:
-        if test["max_score"]:  # not a 0-point entry of a failed check's input
-            checks[test["number"]] = test["score"]
-        for stage in STAGE_NUMBERS:
-            if f"stage{stage}" in test["tags"]:
-                stages[stage] += test["score"]
-    failed = {str(label): str(why) for label, why in record["failed"].items()}
-    ungraded = record["ungraded"] if type(record["ungraded"]) is str else None
-    modified = float(record["modified"]) if record["modified"] is not None else None
-    total = float(results["score"])
-    return Row(student, total, stages, checks, failed, ungraded, modified, str(record["sandbox"]))
-
-
-def grade_student(submission: HandedIn, seed: int, out: Path) -> Row:
+def grade_student(submission: HandedIn, seed: int, out: Path) -> Graded:
     """Grade one student and write their record in OUT (graded.json, the stamp in it): the grade as graded.
     Their feedback.md and results.json, with the final, are written from it by write_outputs."""
-    # For the student: their file named as DIR has it (no path of the instructor's), a replay their kit runs.
-    audience = for_student(submission.shown)
     why, sandbox = submission.ungradable(), ""
     if why is not None:  # nothing to grade in full: said the same every run, naming nothing of the grader's
         result = not_graded(submission.shown, seed, why)
@@ -374,22 +338,11 @@ def grade_student(submission: HandedIn, seed: int, out: Path) -> Row:
         # import, a folder past the bound): a row of 0 the instructor sees and can override, never a silent 0.
         cause = None if result.broken else not_run(result)
         why = f"does not import ({result.broken})" if result.broken else cause and f"no check could run ({cause})"
-    results = results_json(result, audience)
-    del results["execution_time"]  # the record is the same for the same grade: merged shards equal one run
-    record = {
-        "stamp": stamp(submission, seed),
-        "ungraded": why,
-        "failed": {r.check.label: failure_reason(r) for r in result.results if not r.passed},
-        "modified": submission.modified,
-        "sandbox": sandbox,
-        "results": results,
-        "feedback": feedback_body(result, audience),
-    }
-    write_atomically(
-        student_folder(out, submission.student) / "graded.json",
-        json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+    graded = Graded(
+        submission.student, submission.shown, result, stamp(submission, seed), why, submission.modified, sandbox
     )
-    return row_of(submission.student, record)
+    write_record(out, graded)
+    return graded
 
 
 @functools.cache
@@ -437,9 +390,9 @@ def grade_class(
     similar: bool = False,
     shard: Shard | None = None,
     require_sandbox: bool = False,
-) -> list[Row]:
+) -> list[Graded]:
     """Grade every submission in folder not yet graded in out (every one, with force); returns the
-    rows of everyone graded. The term files in out are read first: a bad one is refused (UsageError)
+    records of everyone graded. The term files in out are read first: a bad one is refused (UsageError)
     before any grading, and so is a machine without every sandbox layer when require_sandbox.
     However it ends (done, Ctrl-C, a grader bug), the books of what was graded are written.
     `shard`: grade only the students of that shard (grader/instructor/shards.py).
@@ -455,8 +408,9 @@ def grade_class(
     write_shard(out, shard)
     kept_aside = keep_hand_edits(out)
     before = previous_finals(out)
-    submissions = [handed_in_as_recorded(submission, out) for submission in submissions]
-    rows = {submission.student: None if force else graded_row(submission, seed, out) for submission in submissions}
+    records = {submission.student: read_record(out, submission.student) for submission in submissions}
+    submissions = [handed_in_as_recorded(submission, records[submission.student]) for submission in submissions]
+    rows = {s.student: None if force else kept(records[s.student], s, seed) for s in submissions}
     pending = [submission for submission in submissions if rows[submission.student] is None]
     failures: dict[str, str] = {}
     finished = False
@@ -503,7 +457,7 @@ def check_sandbox(required: bool) -> None:
 
 def write_outputs(
     out: Path,
-    graded: list[Row],
+    graded: list[Graded],
     not_graded: dict[str, str],
     term: Term,
     roster: dict | None,
@@ -514,13 +468,13 @@ def write_outputs(
     missing_shards: tuple[str, ...] = (),
 ) -> list[str]:
     """Every file for the instructor, and each student's feedback.md and results.json with their final,
-    from the graded rows and the entries with no row (not_graded: entry -> why); returns what to say.
+    from the records of the graded and the entries with no row (not_graded: entry -> why); returns what to say.
     report: write report.html too (once the class is whole); compared: the submissions whose integrity
     report to write (--similar), or None (integrity.html, if any, is kept as the last --similar wrote it).
     kept_aside: a hand-edited gradebook.csv, kept aside (gradebook.keep_hand_edits).
     missing_shards: the shards a partial merge lacks (grader/instructor/merge.py), said in the books."""
-    lines = write_books(out, graded, term)
-    write_handouts(out, lines)
+    graded = write_books(out, graded, term)
+    write_handouts(out, graded)
     ungraded = {row.student: row.ungraded for row in graded if row.ungraded}
     apart = {f"shard {shard}": f"not merged (merge --partial): {PARTIAL}" for shard in missing_shards}
     write_not_graded(out, {**not_graded, **ungraded, **apart})
@@ -532,41 +486,39 @@ def write_outputs(
     if kept_aside:
         said.append(kept_aside.said())
     if roster is not None:
-        unnamed = write_canvas(out, lines, roster, term.assignment, MOST)
+        unnamed = write_canvas(out, graded, roster, term.assignment, MOST)
         if unnamed:
             said.append(f"canvas.csv: {len(unnamed)} graded students not in roster.csv: {', '.join(unnamed)}")
     if before is not None:
-        changed = write_changes(out, before, lines)
+        changed = write_changes(out, before, graded)
         said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
     if compared is not None:
         write_integrity(out, compared_sources(compared, graded), _starter())
     if report:
-        write_report(out, graded, lines, not_graded, roster, missing_shards)
+        write_report(out, graded, not_graded, roster, missing_shards)
     return said
 
 
 PARTIAL = "its students have no row in these books"
 
 
-def write_books(out: Path, rows: list[Row], term: Term) -> list[Line]:
-    """gradebook.csv from the raw rows and the term; returns its lines."""
-    lines = [
-        Line(row.student, apply(term, row.student, row.total, row.checks, row.modified), row.stages, row.ungraded)
-        for row in rows
+def write_books(out: Path, graded: list[Graded], term: Term) -> list[Graded]:
+    """gradebook.csv from the records and the term; returns the records with the term applied."""
+    applied = [
+        student.with_term(apply(term, student.student, student.raw, student.checks, student.modified))
+        for student in graded
     ]
-    write_gradebook(out, lines, STAGE_NUMBERS)
-    return lines
+    write_gradebook(out, applied, STAGE_NUMBERS)
+    return applied
 
 
-def write_handouts(out: Path, lines: list[Line]) -> None:
+def write_handouts(out: Path, graded: list[Graded]) -> None:
     """Each student's feedback.md and results.json, with their final (grader/instructor/handout.py)."""
-    for line in lines:
-        record = read_record(out, line.student)
-        if record is not None:
-            write_handout(student_folder(out, line.student), record, line, MOST)
+    for student in graded:
+        write_handout(student_folder(out, student.student), student, MOST)
 
 
-def compared_sources(submissions: list[HandedIn], rows: list[Row]) -> dict[str, str]:
+def compared_sources(submissions: list[HandedIn], rows: list[Graded]) -> dict[str, str]:
     """student -> the text of their file, for each student graded (a file that does not import too:
     a copy can be broken on purpose), as the integrity report compares them."""
     graded = {row.student for row in rows}
@@ -586,37 +538,16 @@ def _starter() -> str:
 
 def write_report(
     out: Path,
-    rows: list[Row],
-    lines: list[Line],
+    graded: list[Graded],
     not_graded: dict[str, str],
     roster: dict | None,
     missing_shards: tuple[str, ...] = (),
 ) -> None:
-    """report.html: the class on one page (grader/instructor/class_report.py)."""
-    finals = {line.student: line.final for line in lines}
+    """report.html: the class on one page (grader/instructor/class_report.py), of the records with the term."""
     sections = {student: entry["Section"] for student, entry in (roster or {}).items() if entry["Section"]}
-    students = [
-        Student(
-            row.student,
-            finals[row.student].final,
-            row.total,
-            row.stages,
-            row.failed,
-            row.ungraded,
-            finals[row.student].notes,
-            row.checks,
-            sections.get(row.student),
-            row.sandbox,
-        )
-        for row in sorted(rows, key=lambda row: row.student)
-    ]
-    checks = [
-        CheckInfo(check.label, number, check.title, check.points)
-        for number, stage in CHECKLISTS.items()
-        for check in stage.checks
-    ]
+    students = sorted(graded, key=lambda student: student.student)
     integrity = INTEGRITY if (out / INTEGRITY).is_file() else None
-    page = report_html(students, not_graded, STAGE_POINTS, checks, integrity, missing_shards)
+    page = report_html(students, sections, not_graded, STAGE_POINTS, every_check(), integrity, missing_shards)
     write_atomically(out / "report.html", page)
 
 
@@ -625,7 +556,7 @@ def _grade_pending(
     seed: int,
     out: Path,
     jobs: int,
-    rows: dict[str, Row | None],
+    rows: dict[str, Graded | None],
     failures: dict[str, str],
     progress: bool,
     term: Term,
@@ -637,12 +568,12 @@ def _grade_pending(
     draw_ahead(every_check(), seed)
     with _Bar(total=len(pending), unit="student", desc="grading", disable=not progress) as bar:
 
-        def done(student: str, row: Row | None, why: str | None) -> None:
-            rows[student] = row
+        def done(student: str, graded: Graded | None, why: str | None) -> None:
+            rows[student] = graded
             if why:
                 failures[student] = why
-            lines = write_books(out, [row for row in rows.values() if row], term)
-            write_handouts(out, [line for line in lines if line.student == student])
+            applied = write_books(out, [row for row in rows.values() if row], term)
+            write_handouts(out, [row for row in applied if row.student == student])
             bar.update()
 
         queue = deque(pending)

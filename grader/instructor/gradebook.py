@@ -21,28 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.instructor.term import Final, TermError, same_name
+from grader.instructor.graded import Graded
+from grader.instructor.term import TermError, same_name
 from grader.kit.report import write_atomically
 
 GRADEBOOK = "gradebook.csv"
 WRITTEN = ".gradebook.last.csv"  # what this program last wrote as gradebook.csv: a differing one was edited
 ROSTER = "roster.csv"
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-
-
-@dataclass(frozen=True)
-class Line:
-    """One student's line: their final numbers and raw stage scores."""
-
-    student: str
-    final: Final
-    stages: dict[int, float]
-    ungraded: str | None = None  # why their file was not graded in full (its raw is 0), or None
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        """The line's notes: why it was not graded first, then how the term made the final."""
-        return ((f"not graded: {self.ungraded}",) if self.ungraded else ()) + self.final.notes
 
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP's "CSV injection"):
@@ -158,7 +144,22 @@ def previous_finals(out: Path) -> dict[str, str] | None:
     return {row["student"]: row["final"] for row in csv_rows(text)}
 
 
-def write_gradebook(out: Path, lines: Sequence[Line], stage_numbers: Sequence[int]) -> None:
+def gradebook_row(graded: Graded, stage_numbers: Sequence[int]) -> list[str]:
+    """A student's row of gradebook.csv: their record with the term applied."""
+    term = graded.adjustments
+    return [
+        graded.student,
+        final_cell(graded),
+        f"{term.raw:g}",
+        f"{term.late:g}",
+        f"{term.override:g}",
+        f"{term.hours_late:g}",
+        *(f"{graded.stages[n]:g}" for n in stage_numbers),
+        "; ".join(graded.notes),
+    ]
+
+
+def write_gradebook(out: Path, students: Sequence[Graded], stage_numbers: Sequence[int]) -> None:
     header = [
         "student",
         "final",
@@ -170,17 +171,7 @@ def write_gradebook(out: Path, lines: Sequence[Line], stage_numbers: Sequence[in
         "notes",
     ]
     rows = [header] + [
-        [
-            line.student,
-            f"{line.final.final:g}",
-            f"{line.final.raw:g}",
-            f"{line.final.late:g}",
-            f"{line.final.override:g}",
-            f"{line.final.hours_late:g}",
-            *(f"{line.stages[n]:g}" for n in stage_numbers),
-            "; ".join(line.notes),
-        ]
-        for line in sorted(lines, key=lambda line: line.student)
+        gradebook_row(graded, stage_numbers) for graded in sorted(students, key=lambda graded: graded.student)
     ]
     text = csv_text(rows)
     # A run stopped between the two makes the next one keep an unedited gradebook aside: nothing is lost.
@@ -193,9 +184,14 @@ def write_not_graded(out: Path, why: dict[str, str]) -> None:
     write_atomically(out / "not_graded.csv", csv_text([["student", "why"], *sorted(map(list, why.items()))]))
 
 
-def write_changes(out: Path, before: dict[str, str], lines: Sequence[Line]) -> list[str]:
+def final_cell(graded: Graded) -> str:
+    """A student's final as the books write it (gradebook.csv's final, canvas.csv's cell)."""
+    return f"{graded.final:g}"
+
+
+def write_changes(out: Path, before: dict[str, str], students: Sequence[Graded]) -> list[str]:
     """changes.csv: whose final differs from the last gradebook (new and gone students too); returns them."""
-    after = {line.student: f"{line.final.final:g}" for line in lines}
+    after = {graded.student: final_cell(graded) for graded in students}
     changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
     rows = [["student", "before", "after", "change"]]
     for name in changed:
@@ -231,10 +227,10 @@ def read_roster(out: Path) -> dict[str, dict[str, str]] | None:
 
 
 def write_canvas(
-    out: Path, lines: Sequence[Line], roster: dict[str, dict[str, str]], assignment: str, most: int
+    out: Path, students: Sequence[Graded], roster: dict[str, dict[str, str]], assignment: str, most: int
 ) -> list[str]:
     """canvas.csv for Canvas's gradebook import; returns the graded students the roster does not name."""
-    finals = {line.student: f"{line.final.final:g}" for line in lines}
+    finals = {graded.student: final_cell(graded) for graded in students}
     rows = [[*CANVAS_COLUMNS, assignment], ["Points Possible", "", "", "", "", str(most)]]
     # A roster's student with no grade gets an empty cell: Canvas leaves an empty cell's grade as it was.
     rows += [

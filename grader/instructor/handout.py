@@ -1,10 +1,8 @@
 """What a student of a class is handed: OUT/students/<student>/feedback.md and results.json, with their final.
 
-The grade (raw) is kept in the student's record, OUT/students/<student>/graded.json: Gradescope's
-results and the feedback's text after its title, as the grader wrote them. The term (overrides, a
-late policy, extensions: grader/instructor/term.py) is applied after grading, on every run; each
-run then writes the two files the student reads from the record and their gradebook line, so that
-they show the number gradebook.csv and canvas.csv give, and how it came from the checks:
+Both are views of the student's record (grader/instructor/graded.py), with the term (overrides, a
+late policy, extensions: grader/instructor/term.py) applied to it on every run, so that they show
+the number gradebook.csv and canvas.csv give, and how it came from the checks:
 
     # agtool lab: 55 / 100
 
@@ -18,21 +16,21 @@ the same is not written again.
 import json
 from pathlib import Path
 
-from grader.instructor.gradebook import Line
-from grader.kit.report import feedback_title, write_atomically
+from grader.instructor.graded import Graded
+from grader.kit.report import Audience, feedback_body, feedback_title, for_student, results_json, write_atomically
 
 
-def final_markdown(line: Line, most: int) -> str:
+def final_markdown(graded: Graded, most: int) -> str:
     """How the final came from the checks, in Markdown: the gradebook's numbers and notes, as it has them;
     empty when the final is the checks' total and nothing is noted."""
-    final = line.final
-    if not line.notes and final.final == final.raw:
+    term = graded.adjustments
+    if not graded.notes and term.final == term.raw:
         return ""
     said = (
-        f"**Final: {final.final:g} / {most}** = {final.raw:g} (the checks) - {final.late:g} late "
-        f"+ {final.override:g} override"
+        f"**Final: {term.final:g} / {most}** = {term.raw:g} (the checks) - {term.late:g} late "
+        f"+ {term.override:g} override"
     )
-    return "\n".join([said, *(f"- {_plain(note)}" for note in line.notes)])
+    return "\n".join([said, *(f"- {_plain(note)}" for note in graded.notes)])
 
 
 def _plain(note: str) -> str:
@@ -40,23 +38,32 @@ def _plain(note: str) -> str:
     return "".join(f"\\{char}" if char in "\\`*_[]<|~" else char for char in note)
 
 
-def student_feedback(body: str, line: Line, most: int) -> str:
-    """feedback.md: the final as its title, how it came, then the grade's feedback as written (body)."""
-    said = final_markdown(line, most)
-    return feedback_title(line.final.final, most) + (f"\n{said}\n" if said else "") + body
+def audience(graded: Graded) -> Audience:
+    """The student reads their files with the kit alone: their file named as DIR has it, a replay their kit runs."""
+    return for_student(graded.shown)
 
 
-def student_results(results: dict, line: Line, most: int) -> dict:
-    """results.json: the grade's, with the final as its score and how it came before its summary."""
-    said = final_markdown(line, most)
+def student_feedback(graded: Graded, most: int) -> str:
+    """feedback.md: the final as its title, how it came, then the grade's feedback."""
+    said = final_markdown(graded, most)
+    body = feedback_body(graded.grade, audience(graded))
+    return feedback_title(graded.final, most) + (f"\n{said}\n" if said else "") + body
+
+
+def student_results(graded: Graded, most: int) -> dict:
+    """results.json: the grade's, with the final as its score and how it came before its summary; without
+    execution_time, so that the same record gives the same bytes (merged shards equal one run)."""
+    results = results_json(graded.grade, audience(graded))
+    del results["execution_time"]
+    said = final_markdown(graded, most)
     output = f"{said}\n\n{results['output']}" if said else results["output"]
-    return {**results, "score": line.final.final, "output": output}
+    return {**results, "score": graded.final, "output": output}
 
 
-def write_handout(folder: Path, record: dict, line: Line, most: int) -> None:
-    """A student's feedback.md and results.json, from their record (graded.json) and gradebook line."""
-    _write_if_changed(folder / "feedback.md", student_feedback(record["feedback"], line, most))
-    results = student_results(record["results"], line, most)
+def write_handout(folder: Path, graded: Graded, most: int) -> None:
+    """A student's feedback.md and results.json, from their record with the term applied."""
+    _write_if_changed(folder / "feedback.md", student_feedback(graded, most))
+    results = student_results(graded, most)
     _write_if_changed(folder / "results.json", json.dumps(results, indent=1, ensure_ascii=False) + "\n")
 
 

@@ -4,7 +4,7 @@ The shards must be the whole class: every shard of the same count (each OUT reco
 shard it holds), or the merge is refused, naming the missing ones, unless --partial, and then
 the books say so (not_graded.csv and report.html name each missing shard: its students have
 no row, so Canvas keeps their grade as it was).
-Each student's record (graded.json) is copied from the shard that graded them; a student in
+Each student's record (graded.json) is read from the shard that graded them and written in OUT; a student in
 two shards must have the same stamp in both (a redelivered shard), or the merge is refused,
 naming them. Then OUT gets what a single `class` run writes, from those records and the term
 files in OUT (grader/instructor/term.py): gradebook.csv, not_graded.csv, canvas.csv,
@@ -13,27 +13,23 @@ one run's.
 """
 
 import argparse
-import json
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from grader.instructor.classroom import (
     NO_TOOLS_PY,
+    RECORD,
     STUDENTS,
-    Row,
     UsageError,
     previous_finals,
     read_books_input,
-    row_of,
+    read_record,
     write_outputs,
+    write_record,
 )
 from grader.instructor.gradebook import csv_rows, keep_hand_edits
+from grader.instructor.graded import Graded
 from grader.instructor.shards import SHARD_RECORD, read_shard
-
-STUDENT_FILES = ("graded.json",)  # the record: feedback.md and results.json are written from it, with the final
 
 
 def missing_shards(shards: list[Path]) -> tuple[str, ...]:
@@ -56,8 +52,8 @@ def missing_shards(shards: list[Path]) -> tuple[str, ...]:
     return tuple(f"{index}/{count}" for index in range(1, count + 1) if index not in indices)
 
 
-def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Row]:
-    """Merge the shards' OUT folders into out; returns the rows of everyone graded. A set of shards that is
+def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
+    """Merge the shards' OUT folders into out; returns the records of everyone graded. A set of shards that is
     not the whole class is refused (UsageError, naming the missing ones) unless partial."""
     for shard in shards:
         if not (shard / "gradebook.csv").is_file():
@@ -68,17 +64,20 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Row]:
             f"shard {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing, so the books would "
             "lack their students: give every shard, or --partial to write the books without them (they say so)"
         )
-    found: dict[str, tuple[Path, dict]] = {}  # student -> (their folder in a shard, graded.json)
+    found: dict[str, tuple[Path, Graded]] = {}  # student -> (their folder in a shard, their record)
     not_graded: dict[str, str] = {}
     for shard in shards:
         held = sorted((shard / STUDENTS).iterdir()) if (shard / STUDENTS).is_dir() else []  # a shard may be empty
         for folder in held:
-            try:
-                record = json.loads((folder / "graded.json").read_text())
-            except (OSError, ValueError):
+            if not (folder / RECORD).is_file():
                 continue  # graded only in part when its shard stopped: that shard's rerun grades it
+            record = read_record(shard, folder.name)
+            if record is None:  # an earlier release's
+                raise UsageError(
+                    f"{folder.name}'s results in {shard} are not this grader's: grade that shard again, then merge"
+                )
             earlier = found.get(folder.name)
-            if earlier and earlier[1]["stamp"] != record["stamp"]:
+            if earlier and earlier[1].stamp != record.stamp:
                 raise UsageError(
                     f"{folder.name} was graded differently in {earlier[0].parents[1]} and {shard} "
                     "(another submission, seed or lab): grade that shard again, then merge"
@@ -86,21 +85,14 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Row]:
             found[folder.name] = (folder, record)
         not_graded.update(_not_graded(shard / "not_graded.csv"))
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for student, (folder, record) in sorted(found.items()):
-        try:
-            rows.append(row_of(student, record))
-        except (ValueError, KeyError, TypeError, AttributeError):  # an earlier release's
-            raise UsageError(
-                f"{student}'s results in {folder.parents[1]} are not this grader's: grade that shard again, then merge"
-            ) from None
+    rows = [record for _, (_, record) in sorted(found.items())]
     handed_in = {row.student for row in rows if row.ungraded != NO_TOOLS_PY}  # those with a file
     not_graded = {student: why for student, why in not_graded.items() if student not in found}
     term, roster = read_books_input(out, set(found), handed_in)
     kept_aside = keep_hand_edits(out)
     before = previous_finals(out)
-    for student, (folder, _) in sorted(found.items()):
-        _copy_student(folder, out / STUDENTS / student)
+    for record in rows:  # feedback.md and results.json are written from it, with the final
+        write_record(out, record)
     said = write_outputs(
         out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside, missing_shards=missing
     )
@@ -117,18 +109,6 @@ def _not_graded(path: Path) -> dict[str, str]:
             return {row["student"]: row["why"] for row in csv_rows(file.read())}
     except (OSError, KeyError):
         return {}
-
-
-def _copy_student(source: Path, target: Path) -> None:
-    """The student's folder in OUT replaced by the shard's, whole: a copy beside it, then a swap."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".merge-", dir=target.parent))
-    for name in STUDENT_FILES:
-        if (source / name).is_file():
-            shutil.copy2(source / name, staging / name)
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(staging, target)
 
 
 def command(parser: argparse.ArgumentParser):

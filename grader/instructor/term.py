@@ -33,6 +33,7 @@ import difflib
 import math
 import tomllib
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -125,7 +126,7 @@ def read_term(out: Path, students: set[str], checks: dict[str, int], handed_in: 
     )
 
 
-def apply(term: Term, student: str, raw: float, checks: dict[str, float], modified: float | None) -> Final:
+def apply(term: Term, student: str, raw: float, checks: Mapping[str, float], modified: float | None) -> Final:
     """The student's final score from their raw one; `checks` are their check scores, `modified` the
     graded file's modification time as first read (used without submitted.csv; None: no file, no late)."""
     notes = []

@@ -83,7 +83,7 @@ def test_class_gives_a_module_that_learns_from_its_first_failure_the_score_grade
 
     out = tmp_path / "out"
     rows = grade_class(folder, out, jobs=1, seed=0, progress=False)
-    assert [row.student for row in rows] == ["alice", "mallory"] and rows[0].total == 100
+    assert [row.student for row in rows] == ["alice", "mallory"] and rows[0].raw == 100
     in_class = json.loads((out / "students" / "mallory" / "results.json").read_text())["tests"]
     assert scores(in_class) == scores(graded)
     assert in_class == graded
@@ -185,5 +185,5 @@ def test_class_grades_the_very_bytes_it_found_and_stamped(tmp_path):
     assert refused == {}
     replace(folder / "alice.py")
     row = grade_student(submission, 0, tmp_path / "out")
-    assert row.total == 100 and row.ungraded is None
+    assert row.raw == 100 and row.ungraded is None
     assert submission.digest == hashlib.sha256(REFERENCE.read_bytes()).hexdigest()

@@ -23,6 +23,8 @@ import pytest
 
 import agtool
 from grader.__main__ import main
+from grader.instructor.classroom import read_record
+from grader.instructor.graded import Graded
 from grader.instructor.sandbox.confine import Layers
 from tests.instructor.test_class_term import TERM as CLASS_TERM
 from tests.instructor.test_classroom import _number
@@ -236,8 +238,7 @@ def test_every_final_is_raw_less_late_plus_override_computed_by_hand(graded):
     assert [rows[name]["raw"] for name in ("alice", "zoë", "kit", "enzo")] == ["100"] * 4
     assert rows["kit"]["final"] == "70"
     ana = rows["ana"]  # 2.2 regraded to 3 first, then -10
-    ana_results = json.loads((out / "students" / "ana" / "graded.json").read_text())["results"]
-    was = next(test["score"] for test in ana_results["tests"] if test["number"] == "2.2")
+    was = record(out, "ana").checks["2.2"]
     assert number(ana["final"]) == number(ana["raw"]) - was + 3 - 10
     assert rows["empty"]["final"] == "5" and rows["finn"]["final"] == "40"
 
@@ -290,10 +291,7 @@ def test_feedback_of_a_file_not_graded_names_nothing_internal_and_is_the_same_ev
     for name in ("empty", "notools", "zed", "finn"):
         for file in ("feedback.md", "graded.json"):
             first, second = (base / "students" / name / file for base in (out, again))
-            if file == "graded.json":
-                assert json.loads(first.read_text())["results"] == json.loads(second.read_text())["results"], name
-            else:
-                assert first.read_bytes() == second.read_bytes(), name
+            assert first.read_bytes() == second.read_bytes(), (name, file)
 
 
 # ── item 4: sandbox layers ───────────────────────────────────────────────────
@@ -303,7 +301,7 @@ def test_class_prints_and_records_its_sandbox_layers(graded):
     _, out, said = graded
     layers = Layers.here().describe()
     assert layers in said
-    assert json.loads((out / "students" / "alice" / "graded.json").read_text())["sandbox"] == layers
+    assert record(out, "alice").sandbox == layers
     assert layers in (out / "report.html").read_text()
 
 
@@ -336,11 +334,18 @@ def pearson(xs: list[float], ys: list[float]) -> float:
     return covariance / (spread_x * spread_y)
 
 
-def graded_in_full(out: Path) -> dict[str, dict]:
-    """student -> their raw results, for each file graded in full."""
+def record(out: Path, student: str) -> Graded:
+    """The student's record (graded.json), as the class wrote it."""
+    graded = read_record(out, student)
+    assert graded is not None, student
+    return graded
+
+
+def graded_in_full(out: Path) -> dict[str, Graded]:
+    """student -> their record, for each file graded in full."""
     rows = book(out)
     return {
-        name.removeprefix("'"): json.loads((out / "students" / name.removeprefix("'") / "graded.json").read_text())
+        name.removeprefix("'"): record(out, name.removeprefix("'"))
         for name, row in rows.items()
         if not row["notes"].startswith("not graded")
     }
@@ -362,14 +367,11 @@ def test_the_report_says_per_check_who_failed_it_and_how_well_it_discriminates(g
     _, out, _ = graded
     page = (out / "report.html").read_text()
     full = graded_in_full(out)
-    scores = {
-        name: {test["number"]: test["score"] for test in record["results"]["tests"] if test["max_score"]}
-        for name, record in full.items()
-    }
-    totals = {name: record["results"]["score"] for name, record in full.items()}
+    scores = {name: graded.checks for name, graded in full.items()}
+    totals = {name: graded.raw for name, graded in full.items()}
     checked = 0
     for label in scores["alice"]:
-        failed = sorted(name for name in full if label in full[name]["failed"])
+        failed = sorted(name for name in full if label in full[name].failed)
         row = found(rf'<tr class="check" data-label="{re.escape(label)}">(.*?)</tr>', page, re.S)
         who = found(r'<td class="who">(.*?)</td>', row, re.S)
         assert re.findall(r"<li>(.*?)</li>", who) == [html.escape(name) for name in failed], label
@@ -470,8 +472,7 @@ def test_a_term_change_updates_feedback_and_results_without_regrading_and_a_hand
     assert {path: path.stat().st_ino for path in out.glob("students/*/graded.json")} == stamps  # not regraded
     assert "kept aside: gradebook.csv was edited by hand" in said and "kit's final: 70 -> 69" in said
     kit = book(out)["kit"]
-    points = json.loads((out / "students" / "kit" / "graded.json").read_text())["results"]["tests"]
-    six = next(test["max_score"] for test in points if test["number"] == "6.6")
+    six = next(result.check.points for result in record(out, "kit").grade.results if result.check.label == "6.6")
     assert kit["final"] == f"{70 - six:g}"
     assert (out / "students" / "kit" / "feedback.md").read_text().startswith(f"# agtool lab: {kit['final']} / 100\n")
     assert json.loads((out / "students" / "kit" / "results.json").read_text())["score"] == number(kit["final"])

@@ -23,9 +23,13 @@ import pytest
 
 import agtool
 from grader.instructor import classroom
-from grader.instructor.classroom import STAGE_NUMBERS, Row, find_submissions, grade_class, grade_student
+from grader.instructor.classroom import HandedIn, find_submissions, grade_class, grade_student
+from grader.instructor.graded import Graded
 from grader.instructor.sandbox.session import SandboxSession, zygote
+from grader.kit.checks import every_check
 from grader.kit.errors import GraderError
+from grader.kit.grading import Grade
+from grader.kit.probing import CheckResult
 from tests.processes import wait_ended
 from tests.sandboxing import QUICK, call, gone, sandbox_processes, uid_of
 
@@ -168,6 +172,12 @@ def events():
         event.clear()
 
 
+def full_marks(submission: HandedIn) -> Graded:
+    """What a stand-in for grade_student returns: the student's record, every check passed, nothing run."""
+    passed = [CheckResult(check, True, "passed (not run: a stand-in)") for check in every_check()]
+    return Graded(submission.student, submission.shown, Grade(str(submission.path), 0, passed, 0.0), {})
+
+
 def dies_for_mallory(submission, seed, out):
     """grade_student in a pool worker that dies while grading mallory (an OOM kill, a stray signal), once
     a classmate is in flight beside it; that classmate waits to be stopped with the broken pool."""
@@ -182,7 +192,7 @@ def dies_for_mallory(submission, seed, out):
         if not NEVER_SET.wait(LONG):  # the broken pool stops this worker (SIGTERM) before
             raise RuntimeError(f"{submission.student}'s worker was not stopped when mallory's died")
     note(out, f"{submission.student} ends")
-    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
+    return full_marks(submission)
 
 
 def in_flight_at_the_death(told: list[str]) -> set[str]:
@@ -221,7 +231,7 @@ def dies_for_mallory_while_a_row_is_written(submission, seed, out):
         if not WRITING_AMYS_ROW.wait(LONG):
             raise RuntimeError("amy's row was never written")
         os._exit(9)
-    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
+    return full_marks(submission)
 
 
 class WatchedPool(ProcessPoolExecutor):
@@ -339,7 +349,7 @@ def opens_a_session_and_dies_for_mallory(submission, seed, out):
     if submission.student == "mallory":
         os._exit(9)
     box.close()
-    return Row(submission.student, 100.0, {stage: 0.0 for stage in STAGE_NUMBERS})
+    return full_marks(submission)
 
 
 def closed_links_taken_in() -> None:
