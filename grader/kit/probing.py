@@ -8,12 +8,11 @@ the student kit can judge without the oracle: expect (case -> what a correct
 module gives, as JSON data, from grader/instructor/oracle.py) and compare (case, expected,
 observation -> Mismatch or None, no oracle). A check's judge is the two in turn.
 
-`run_check` draws cases seeded (same seed, same draws: from the seed alone, not
-from what the process imported), sends each to the session, and on the first
-mismatch lets Hypothesis shrink it; the last failing case it records is the
-smallest one found. Draws that passed are replayed to the next submission
-without drawing them again; one that fails there is shrunk as without the
-replay, the child asked nothing twice (`_drawn`). Shrinking is capped by a count of
+`run_check` sends a check's fixed cases, then its drawn ones, to the session. The
+drawn ones are a list drawn once a process (`cases_of`), seeded (same seed, same
+draws: from the seed alone, not from what the process imported); on the first
+mismatch Hypothesis is run again to shrink it, the child asked nothing twice
+(`_drawn`), and the last failing case it records is the smallest one found. Shrinking is capped by a count of
 cases, not by time, so the result stays reproducible. `run_public` judges the
 kit's fixed public probes instead (grader/kit/public.py), smallest first.
 """
@@ -22,7 +21,6 @@ import contextlib
 import dataclasses
 import functools
 import inspect
-import pickle
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,14 +44,15 @@ SHRINK_CASES = 100  # cases tried after the first failure, at most
 def _draws_from_the_seed_alone() -> None:
     """Keep the literal constants of the process's own modules out of Hypothesis's draws.
 
-    Hypothesis (6.170 here, not every version requirements.txt allows) draws, now and then, a
-    constant found in the source of a "local" module, any module loaded from outside
-    site-packages and the standard library. The grader's
-    draws at a seed would then depend on what its process happened to have imported: the student's
-    own module under check() in a notebook, a module the grader imports late, the order in which
-    a test run graded its files. Hypothesis has no setting for it, so its collector is replaced
-    with one that finds nothing, and what it may have cached is dropped; the standard constants
-    (0, -1, inf, empty strings) stay. tests/grader/test_grader_core.py shows a new module changes no draw.
+    Hypothesis (6.170.17 here; not every version requirements.txt allows has it) draws,
+    now and then, a constant found in the source of a "local" module, any module loaded from
+    outside site-packages and the standard library. The grader's draws at a seed would then
+    depend on what its process happened to have imported: the student's own module under check()
+    in a notebook, a module the grader imports late, the order in which a test run graded its
+    files. Hypothesis has no setting, environment variable or public hook for it (6.170.17's
+    internal/conjecture/providers.py, read 2026-12-05), so its private collector is replaced with
+    one that finds nothing, and what it may have cached is dropped; the standard constants (0, -1,
+    inf, empty strings) stay. tests/grader/test_grader_core.py shows a new module changes no draw.
     """
     from hypothesis.internal.conjecture import providers
 
@@ -110,7 +109,7 @@ class Check:
         return RULES[self.label]
 
     def judge(self, case: Any, observation: dict) -> Mismatch | None:
-        return self.compare(case, expected(self, case), observation)
+        return self.compare(case, self.expect(case), observation)
 
 
 def without_oracle(judge: Callable[[Any, dict], Mismatch | None]) -> dict:
@@ -277,7 +276,10 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
     return found.verdict(check)
 
 
-# (label, strategy, seed, scale) -> every case Hypothesis drew for the check, in order, when all of them passed.
+# (label, strategy, seed, scale) -> every case Hypothesis draws for the check, in order, as a passing module has them.
+# What it pays: 0.25 to 0.51 s a submission with it, 0.34 to 0.94 s with each submission drawing its own,
+# bench 1/37 to 1/73 against 1/20 to 1/40; one process grading the reference, 0.58 s replayed against
+# 1.24 s drawn (2026-12-05, 2 cores under load 2 to 4).
 _PASSED_DRAWS: dict[tuple[str, st.SearchStrategy, int, float], tuple[Any, ...]] = {}
 
 
@@ -318,36 +320,29 @@ class _Tape:
 def _drawn(
     check: Check, seed: int, scale: float, probe_once: Callable[[Any], None], found: _Probing, tape: _Tape
 ) -> None:
-    """The check's random cases: Hypothesis's draws, or the same cases again without Hypothesis.
+    """The check's random cases, a list drawn once a process (cases_of), each probed in turn; Hypothesis
+    again, to shrink, once one fails.
 
     The draws depend on the check, the seed and the scale alone, never on the answers, until
-    one is wrong: so once a submission has passed them all, this process replays that very
-    list to the next one, and Hypothesis's drawing (most of the grader's own time) is spent
-    once a check, not once a student.
+    one is wrong: so the list a module that passes them all is drawn is the list every
+    submission runs, and Hypothesis's drawing (most of the grader's own time) is spent once a
+    check, not once a student.
 
-    A replayed case that fails is the case Hypothesis would have failed on, after the same
-    cases, in the same child: the child has been asked, in order, exactly what `grade` (a
-    fresh process, no replay) asks it. From there `grade` shrinks, in that child, and so
-    must this: Hypothesis is run from its first case, but the child is not asked again
-    what it already answered. Each replayed request was noted with its observation, and
-    Hypothesis's first draws get those observations back (judged on the same line, so the
-    same failure, with the same origin for the shrinker); once the noted ones are spent,
-    every request goes to the child again, which now sees Hypothesis's shrinking exactly as
-    under `grade`. The child never sees a case twice that `grade` shows it once: a module
-    that remembers what it was asked (stateful code, which a student's module is) gets the
-    same verdict, message and shrunk case whatever this process graded or drew before.
-    Draws that are not the replayed ones would break the premise itself: a grader error,
-    never a score.
+    A case of the list that fails is the case Hypothesis, probing as it draws, would have
+    failed on, after the same cases, in the same child. From there Hypothesis shrinks, in that
+    child: it is run from its first case, but the child is not asked again what it already
+    answered. Each request of the list was noted with its observation, and Hypothesis's first
+    draws get those observations back (judged on the same line, so the same failure, with the
+    same origin for the shrinker); once the noted ones are spent, every request goes to the
+    child again, which now sees Hypothesis's shrinking. The child never sees a case twice: a
+    module that remembers what it was asked (stateful code, which a student's module is) gets
+    the same verdict, message and shrunk case whatever this process graded or drew before.
+    Draws that are not the list's would break the premise itself: a grader error, never a score.
     """
-    key = (check.label, check.cases, seed, scale)
-    replay = _PASSED_DRAWS.get(key)
-    if replay is None:
-        _PASSED_DRAWS[key] = _every_case(check, seed, scale, probe_once)  # no exception: every case passed
-        return
     inputs, noted = found.inputs, list[tuple[dict, dict]]()
     tape.noted = noted
     try:
-        for case in replay:
+        for case in cases_of(check, seed, scale):
             probe_once(case)
         return
     except _Failed:  # Hypothesis from its start, on the child's answers so far: its shrinking needs its own draws
@@ -366,51 +361,27 @@ def _drawn(
             ) from None
 
 
+def cases_of(check: Check, seed: int, scale: float = 1.0) -> tuple[Any, ...]:
+    """Every case Hypothesis draws for the check at the seed, in order, as a module that passes them all
+    has them drawn: drawn once a process (_PASSED_DRAWS), then kept."""
+    key = (check.label, check.cases, seed, scale)
+    if key not in _PASSED_DRAWS:
+        drawn: list[Any] = []
+
+        def passes(case: Any) -> None:
+            drawn.append(case)
+
+        _draw(check, seed, scale, passes)
+        _PASSED_DRAWS[key] = tuple(drawn)
+    return _PASSED_DRAWS[key]
+
+
 def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
-    """Draw every check's random cases now, as a submission that passes them all has them drawn,
-    so that run_check replays them (see _drawn), and work out what a correct module gives for each
-    of them and for the fixed ones (see expected). A process that forks graders (class's pool
-    workers) calls this first, while its sandbox's zygote boots: its workers inherit both instead
-    of each making them again, student after student."""
+    """Draw every check's random cases now (cases_of). A process that forks graders (class's pool
+    workers) calls this first, while its sandbox's zygote boots: its workers inherit the draws
+    instead of each drawing them again, student after student."""
     for check in checks:
-        key = (check.label, check.cases, seed, scale)
-        if key not in _PASSED_DRAWS:
-            _PASSED_DRAWS[key] = _every_case(check, seed, scale, lambda case: None)  # every case passes
-        for case in (*check.always, *_PASSED_DRAWS[key]):
-            _expect_ahead(check, case)
-
-
-# (check label, id of a case) -> (the case, what check.expect gives for it, pickled): see expected().
-_EXPECTED: dict[tuple[str, int], tuple[Any, bytes]] = {}
-
-
-def expected(check: Check, case: Any) -> Any:
-    """What a correct module gives for the case (check.expect): worked out ahead for the cases every
-    student of a class meets (draw_ahead), else here. The oracle's answer depends on the case alone,
-    so the copy kept ahead is the answer; it is kept pickled, and each judge gets its own copy, which
-    it may change without changing the next student's."""
-    kept = _EXPECTED.get((check.label, id(case)))
-    if kept is not None and kept[0] is case:  # the case itself is kept too: its id names no other object
-        return pickle.loads(kept[1])
-    return check.expect(case)
-
-
-def _expect_ahead(check: Check, case: Any) -> None:
-    # An oracle that chokes on the case, or an answer that does not pickle: worked out for each student.
-    with contextlib.suppress(Exception):
-        _EXPECTED[(check.label, id(case))] = (case, pickle.dumps(check.expect(case), pickle.HIGHEST_PROTOCOL))
-
-
-def _every_case(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> tuple[Any, ...]:
-    """Every case Hypothesis draws for the check, in order, each probed as it is drawn."""
-    drawn: list[Any] = []
-
-    def recorded(case: Any) -> None:
-        drawn.append(case)
-        probe_once(case)
-
-    _draw(check, seed, scale, recorded)
-    return tuple(drawn)
+        cases_of(check, seed, scale)
 
 
 def _draw(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> None:
@@ -428,9 +399,6 @@ def _draw(check: Check, seed: int, scale: float, probe_once: Callable[[Any], Non
         verbosity=Verbosity.quiet,
         suppress_health_check=_SUPPRESSED,
     )(hypothesis.seed(case_seed(seed, check))(hypothesis.given(check.cases)(probe_once)))
-    # With no database the key is never read, but Hypothesis still hashes the test's source for it
-    # (inspect.getsource, a few ms a check) unless it finds one set.
-    test._hypothesis_internal_database_key = None  # type: ignore[attr-defined]
     test()
 
 
