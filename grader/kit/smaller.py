@@ -145,8 +145,8 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
     cut that did not keep the failure is not tried again (`refused`, by where it cuts) until a pass
     keeps nothing; then, once, every cut of the case as it stands. A case whose class says what a cut
     must keep (`keeps_form_of(original)`: a run's request keeps its tool and args) is held to it."""
-    original, failure, refused, tried = case, None, set(), set()
-    named, rules = _tools_named(request(original)), in_domain(request(original))
+    failure, refused, tried = None, set(), set()
+    worth_probing = _worth_probing(request, case)
     fresh = False  # the last pass tried the cuts refused before
     while tries > 0:
         kept = False
@@ -157,7 +157,7 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
             if key in tried:
                 continue
             tried.add(key)
-            if not _worth_probing(smaller, request, original, named, rules):
+            if not worth_probing(smaller):
                 continue
             tries -= 1
             found = fails_alike(smaller)
@@ -179,27 +179,31 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
 def candidates(case: Any, request: Callable[[Any], dict], original: Any) -> Iterator[tuple[tuple, Any]]:
     """The cuts of case worth probing: its probe writes them, their table is the lesson's, and they keep
     the original's form."""
-    named, rules = _tools_named(request(original)), in_domain(request(original))
-    for where, smaller in cuts(case):
-        if _worth_probing(smaller, request, original, named, rules):
-            yield where, smaller
+    worth_probing = _worth_probing(request, original)
+    return ((where, smaller) for where, smaller in cuts(case) if worth_probing(smaller))
 
 
-def _worth_probing(smaller: Any, request: Callable[[Any], dict], original: Any, named: set[str], rules: bool) -> bool:
-    """Is a cut a case of the lesson's: its probe writes it, its table is one the contract rules accept
-    (where the original's is), every tool of the original's table that a call names is still in it (a
-    call to a tool the table lacks is another question: check_args on an unknown tool is the student's
-    to answer), and its class's form is kept."""
-    try:
-        asked = request(smaller)
-    except Exception:  # a cut the case's own probe cannot write: not a case
-        return False
-    still = set(asked.get("table") or ())
-    return (
-        in_domain(asked, rules)
-        and all(name in still for name in named & _strs(asked.get("calls")))
-        and _keeps_form(smaller, original)
-    )
+def _worth_probing(request: Callable[[Any], dict], original: Any) -> Callable[[Any], bool]:
+    """Is a cut of original a case of the lesson's: its probe writes it, its table is one the contract
+    rules accept (where the original's is), every tool of the original's table that a call names is still
+    in it (a call to a tool the table lacks is another question: check_args on an unknown tool is the
+    student's to answer), and its class's form is kept."""
+    asked_first = request(original)
+    named, rules = _tools_named(asked_first), in_domain(asked_first)
+
+    def worth(smaller: Any) -> bool:
+        try:
+            asked = request(smaller)
+        except Exception:  # a cut the case's own probe cannot write: not a case
+            return False
+        still = set(asked.get("table") or ())
+        return (
+            in_domain(asked, rules)
+            and all(name in still for name in named & _strs(asked.get("calls")))
+            and _keeps_form(smaller, original)
+        )
+
+    return worth
 
 
 def _tools_named(request: dict) -> set[str]:
