@@ -13,6 +13,7 @@ passed over.
 """
 
 import contextlib
+import gc
 import json
 import multiprocessing.util
 import os
@@ -67,6 +68,22 @@ class Limits:
 
 
 WALL_FACTOR = 5  # a stage may wait (on a busy machine, say) five times longer than it may compute
+
+
+@contextlib.contextmanager
+def _no_collection_while(deep: bool):
+    """No garbage collection while a frame that may nest past the recursion limit is decoded: json recurses
+    down to the limit, and a finalizer the collector ran down there (a multiprocessing one, say) would fail
+    on the recursion limit itself, its clean-up lost ("Exception ignored"). Only a frame with more brackets
+    than MAX_FRAME_DEPTH pays the toggle; a thread that found the collector off leaves it so."""
+    was_on = deep and gc.isenabled()
+    if was_on:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 # How a child that died by a signal reads to a student.
@@ -366,10 +383,11 @@ class SandboxSession:
         text = self._read(size, deadline)
         if values.marks(text) > channel.MAX_FRAME_MARKS:
             raise ChannelBroken(channel.refused(f"{channel.MAX_FRAME_MARKS:,} values (lists, dicts, strs, numbers)"))
+        # No deeper than its brackets: most frames hold a handful, and need no walk at all.
+        opened = text.count(b"[") + text.count(b"{")
         try:
-            message = json.loads(text)
-            # No deeper than its brackets: most frames hold a handful, and need no walk at all.
-            opened = text.count(b"[") + text.count(b"{")
+            with _no_collection_while(opened > channel.MAX_FRAME_DEPTH):
+                message = json.loads(text)
             deep = opened > channel.MAX_FRAME_DEPTH and values.deeper_than(message, channel.MAX_FRAME_DEPTH)
         except RecursionError:  # deeper than this interpreter decodes at all
             deep = True
