@@ -18,20 +18,19 @@ stages, so that a point lost in another stage shows: 16 s for the file with -n 2
 machine (issue 33's count). A grade is a third of a second or so.
 """
 
-import runpy
+import hashlib
 from pathlib import Path
 
 import pytest
 
 from grader.kit.grading import STAGE_POINTS, Grade, grade
 from grader.kit.local import LocalSession
+from tests.beginners import BUGS, FOLDER, ONE_BUG, source
 
 pytestmark = pytest.mark.grader
 
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 CORRECT = sorted(path.name for path in (SUBMISSIONS / "correct").glob("*.py"))
-BEGINNER = SUBMISSIONS / "beginner"
-BUGS = runpy.run_path(str(BEGINNER / "table.py"))["BUGS"]
 SEEDS = (0, 1, 2)  # a correct module, under each
 SEED = 0  # a beginner module, fixed or with one bug left
 
@@ -51,14 +50,14 @@ def pairs(bug) -> list[tuple[str, str]]:
 
 def fixed(module: str, folder: Path, leave: int | None = None) -> Path:
     """The beginner module with every fix of the table applied but the one at index `leave`."""
-    source = (BEGINNER / module).read_text()
+    text = source(module)
     for index, bug in enumerate(BUGS[module]):
         if index != leave:
             for old, new in pairs(bug):
-                assert source.count(old) == 1, f"{module}: {old!r} is not found once; update table.py"
-                source = source.replace(old, new)
+                assert text.count(old) == 1, f"{module}: {old!r} is not found once; update table.py"
+                text = text.replace(old, new)
     path = folder / module
-    path.write_text(source)
+    path.write_text(text)
     return path
 
 
@@ -85,7 +84,9 @@ def xfail_if(reason: str | None) -> list:
 
 
 def test_the_table_lists_every_beginner_module_and_every_known_gap_names_one_bug():
-    assert sorted(BUGS) == sorted(path.name for path in BEGINNER.glob("*.py") if path.name != "table.py")
+    files = [path.name for path in FOLDER.glob("*.py") if path.name != "table.py"]
+    assert sorted(BUGS) == sorted({*files, *ONE_BUG})
+    assert all(BUGS[module] == [one.bug] for module, one in ONE_BUG.items())
     for module, words in MISSED:
         assert sum(words in bug.what for bug in BUGS[module]) == 1, (module, words)
     assert set(PENALISED) <= set(CORRECT)
@@ -93,12 +94,34 @@ def test_the_table_lists_every_beginner_module_and_every_known_gap_names_one_bug
 
 @pytest.mark.parametrize("module", sorted(BUGS))
 def test_every_fix_replaces_text_found_once_in_its_module(module):
-    source = (BEGINNER / module).read_text()
+    text = source(module)
     for bug in BUGS[module]:
         assert bug.stage in STAGE_POINTS, bug.what
         for old, new in pairs(bug):
-            assert source.count(old) == 1, f"{old!r} occurs {source.count(old)} times"
+            assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
             assert old != new
+
+
+# The sha256 of each one-bug module as a file, when they were files (at 1748a4b): made from kit_minimal.py
+# since, they must be the same bytes, so that their grades are the ones recorded. A deliberate change to
+# kit_minimal.py or to ONE_BUG changes them: then say so, and write the new sums here.
+HANDED_IN = {
+    "fay.py": "86e162982acf2d411414aff5fb5f78e56569245e0f9a7f139399296a6c69b8af",
+    "gus.py": "8252c38bfdae90d6ce65db0ca0fdd5dc398db3487f4b44a3d14c4ae38c16420a",
+    "hana.py": "4cb3dbe410e1b88334850e281d332004db2abf163d9f8195312c8faea46e7546",
+    "ivan.py": "9d711c8c4ffa7cad3fce6ce7bce478fdf2b5ded9fb9852405b32ccaed820b877",
+    "jin.py": "895174e305759376066ca89fe8e5de3d0790881cb7dd4ce39809e18f45ee2745",
+    "kai.py": "6f85c4ef8dbf12ee5c58ccedf1ffcf5113c32fbfa756ce377d002975e991e293",
+    "lea.py": "53338b7f5760db4c79f4f30c34c513b68792eeffa9fc87f8acd2d3b46857dd2c",
+    "nico.py": "6aba29f912cbd28b1fcf6244add9b0646baf620a9fb5af0cf22c4a0ddbbc2605",
+}
+
+
+def test_a_one_bug_module_is_made_byte_for_byte_as_it_was_handed_in():
+    assert sorted(HANDED_IN) == sorted(ONE_BUG)
+    made = {module: hashlib.sha256(source(module).encode("utf-8")).hexdigest() for module in ONE_BUG}
+    assert {module: sha for module, sha in made.items() if sha != HANDED_IN[module]} == {}
+    assert all(source(module) == (FOLDER / module).read_text(encoding="utf-8") for module in ONE_BUG)  # still files
 
 
 # ── correct modules score 100 ────────────────────────────────────────────────

@@ -1,4 +1,4 @@
-"""The beginners' real bugs: for each module of this folder, every bug still in it, with its fix.
+"""The beginners' real bugs: for each beginner module, every bug still in it, with its fix.
 
 BUGS: module -> [Bug(stage, what, old, new), ...]. `what` says what is wrong and quotes the rule of
 the kit it breaks; `old` is an exact substring of the module, found once, and `new` the smallest
@@ -7,10 +7,17 @@ of the same length, applied pair by pair. With all its fixes applied a module is
 score 100. With every fix but one applied it must lose points in that bug's stage, and in no other.
 How the modules and this table were made: README.md. tests/grader/test_validity.py judges them.
 
+ONE_BUG: the one-bug modules of issue 33, each ../correct/kit_minimal.py with one edit, its only bug;
+they are no files: one_bug_source makes each one's text, source reads any beginner module, and
+`python tests/submissions/beginner/table.py DIR` writes them all into DIR, as a class hands them in.
+
 Only bugs against a rule the kit states are here. What the reviewers called taste, or a rule the kit
 leaves open, is a comment under its module and has no fix: the grader must not take points for it.
 """
 
+import itertools
+import sys
+from pathlib import Path
 from typing import NamedTuple
 
 
@@ -93,6 +100,94 @@ def exact_allowed(line: str, value: str = "value", spec: str = "spec") -> tuple[
         f'{value} not in {spec}["allowed"]', f'not any(type({value}) is type(a) and {value} == a for a in {spec}["allowed"])'
     )
     return line, fixed
+
+
+# ── the one-bug modules of issue 33: kit_minimal.py with one edit each ──────────
+
+HERE = Path(__file__).resolve().parent
+KIT_MINIMAL = HERE.parent / "correct" / "kit_minimal.py"
+ONE_BUG_HEADER = (
+    "# A beginner's tools.py, written for issue 33 by the engineer who added the check that sees its bug: the\n"
+    "# kit's minimal correct module (../correct/kit_minimal.py) with one habit of a beginner who wrote from the\n"
+    "# notebooks, {habit}. Its bug, and the fix, are in table.py; see README.md.\n"
+)
+
+
+class OneBug(NamedTuple):
+    """A module that is ../correct/kit_minimal.py with one beginner's habit: its one bug, undone by its fix."""
+
+    habit: str  # "who ...": the beginner, in the module's header
+    checks: tuple[str, ...]  # the checks that see the bug, at every seed
+    bug: Bug  # old: what the beginner wrote; new: kit_minimal.py's text that old replaces
+
+
+# Each one a real beginner's bug, from the kit's own words (README.md); the comment says what was written.
+ONE_BUG: dict[str, OneBug] = {
+    # Fay wrote: call_tool fills in an optional arg's default before it calls the body.
+    "fay.py": OneBug(
+        "who fills in an optional arg's default at the door",
+        ("4.1",),
+        Bug(4, 'the door fills in an optional arg\'s default before calling the body (call_tool(\'t\', {}) runs the body with n=3); the kit: default is "documentation only: the door never fills it in"',
+            '        defaults = {arg: spec["default"] for arg, spec in TOOLS[name]["args"].items() if "default" in spec}\n        value = TOOLS[name]["fn"](**{**defaults, **args})  # the model may leave an optional arg out\n',
+            '        value = TOOLS[name]["fn"](**args)\n'),
+    ),
+    # Gus wrote: check_result tests for a dict with type(value) == dict.
+    "gus.py": OneBug(
+        "who tests for a dict by its exact type",
+        ("3.1",),
+        Bug(3, 'check_result tests for a dict with type(value) == dict: an OrderedDict result is shape:result; the kit: "A value that is not a dict is shape:result" (an OrderedDict is a dict)',
+            '    return check_fields(specs, value, "") if type(value) == dict else "shape:result"\n',
+            '    return check_fields(specs, value, "") if isinstance(value, dict) else "shape:result"\n'),
+    ),
+    # Hana wrote: use_default_region sets the allowed region closest to the one given.
+    "hana.py": OneBug(
+        "who lets use_default_region guess the region a near miss meant",
+        ("6.8",),
+        Bug(6, 'use_default_region maps a near miss to the allowed region it resembles ("Busan" to "busan", "Jeju" to "jeju") instead of DEFAULT_REGION; the kit: FIXES maps args:allowed:region to use_default_region, which sets DEFAULT_REGION',
+            '        allowed = TOOLS[state["tool"]]["args"][name].get("allowed", [])\n        close = difflib.get_close_matches(str(state["args"][name]).lower(), allowed, n=1)  # "Jeju" meant jeju\n        return {"args": {**state["args"], name: close[0] if close else DEFAULT_REGION}}\n',
+            '        return {"args": {**state["args"], name: DEFAULT_REGION}}\n'),
+    ),
+    # Ivan wrote: find_fix takes the first key of FIXES the reason starts with.
+    "ivan.py": OneBug(
+        "who looks a fix up by the start of the reason",
+        ("6.3",),
+        Bug(6, 'find_fix looks a reason up by startswith over FIXES\' keys: args:allowed:region_code gets use_default_region; the kit: "A fix is looked up by the full reason, then by its <stage>:<check> prefix"',
+            '    for key, fix in FIXES.items():\n        if reason.startswith(key):\n            return fix\n    return None\n',
+            '    return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))\n'),
+    ),
+    # Jin wrote: answer writes the value with json.dumps, and a stock phrase where it cannot.
+    "jin.py": OneBug(
+        "who answers with JSON and gives up on the text when json.dumps cannot write it",
+        ("6.2",),
+        Bug(6, 'the answer drops the value\'s text where json.dumps cannot write it (keys of mixed types, a list that holds itself): "a value that cannot be printed"; the kit: the answer "shows the ok value\'s text", "a value JSON cannot show ... is answered too"',
+            '    try:\n        text = json.dumps(state["result"]["value"], sort_keys=True, ensure_ascii=False)\n    except (TypeError, ValueError):\n        text = "a value that cannot be printed"\n    return {"status": "answered", "answer": f"{state[\'tool\']} answered: {text}",\n',
+            '    return {"status": "answered", "answer": f"{state[\'tool\']} answered: {_text(state[\'result\'][\'value\'], repr)}",\n'),
+    ),
+    # Kai wrote: clamp_into_range writes the clamped value into state["args"].
+    "kai.py": OneBug(
+        "who repairs the args a fix is handed in place",
+        ("6.8",),
+        Bug(6, 'clamp_into_range repairs state[\'args\'] in place: the caller\'s dict (a picker\'s own) is rewritten; the kit: "every other arg the caller gave stays as it was", a picker\'s args "go to the door as they are"',
+            '    state["args"][name] = value  # repair the args where they are\n    return {"args": state["args"]}\n',
+            '    return {"args": {**state["args"], name: value}}\n'),
+    ),
+    # Lea wrote: the allowed test compares values with == alone.
+    "lea.py": OneBug(
+        "who tests an allowed list with ==",
+        ("2.6",),
+        Bug(2, 'the allowed list is tested with ==: True passes an any arg whose allowed holds 1; the kit: "bool never passes for int", "A value that is not in the arg\'s allowed list is allowed:<arg>" (compared with its type)',
+            '    if "allowed" in spec and not any(value == a for a in spec["allowed"]):\n',
+            '    if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):\n'),
+    ),
+    # Nico wrote: clamp_into_range clamps every arg out of range, not only the one its reason names.
+    "nico.py": OneBug(
+        "who clamps every number out of range while clamping one",
+        ("6.3", "6.8"),
+        Bug(6, 'clamp_into_range clamps every out-of-range arg, not only the one its reason names (limit=5 and budget=0.1: both repaired at once); the kit: "A fix changes only the field its reason names, and every other arg the caller gave stays as it was" (6.3 saw it only when its draw held two range failures: seeds 2, 3, 4 and 6 of the issue\'s seven)',
+            '    args = {**state["args"], name: value}\n    for other, spec in TOOLS[state["tool"]]["args"].items():  # the other numbers out of range too, while here\n        if type(args.get(other)) in (int, float) and "min" in spec and args[other] < spec["min"]:\n            args[other] = spec["min"]\n        elif type(args.get(other)) in (int, float) and "max" in spec and args[other] > spec["max"]:\n            args[other] = spec["max"]\n    return {"args": args}\n',
+            '    return {"args": {**state["args"], name: value}}\n'),
+    ),
+}
 
 
 BUGS: dict[str, list[Bug]] = {
@@ -360,52 +455,42 @@ BUGS: dict[str, list[Bug]] = {
             'FIXES.get(":".join(reason.split(":")[:2]))'),
         Bug(6, HUGE_INT_ANSWER, *REPR_ANSWER),
     ],
-    # ── Fay (issue 33: one bug class) ──
-    'fay.py': [
-        Bug(4, 'the door fills in an optional arg\'s default before calling the body (call_tool(\'t\', {}) runs the body with n=3); the kit: default is "documentation only: the door never fills it in"',
-            '        defaults = {arg: spec["default"] for arg, spec in TOOLS[name]["args"].items() if "default" in spec}\n        value = TOOLS[name]["fn"](**{**defaults, **args})  # the model may leave an optional arg out\n',
-            '        value = TOOLS[name]["fn"](**args)\n'),
-    ],
-    # ── Gus (issue 33: one bug class) ──
-    'gus.py': [
-        Bug(3, 'check_result tests for a dict with type(value) == dict: an OrderedDict result is shape:result; the kit: "A value that is not a dict is shape:result" (an OrderedDict is a dict)',
-            '    return check_fields(specs, value, "") if type(value) == dict else "shape:result"\n',
-            '    return check_fields(specs, value, "") if isinstance(value, dict) else "shape:result"\n'),
-    ],
-    # ── Hana (issue 33: one bug class) ──
-    'hana.py': [
-        Bug(6, 'use_default_region maps a near miss to the allowed region it resembles ("Busan" to "busan", "Jeju" to "jeju") instead of DEFAULT_REGION; the kit: FIXES maps args:allowed:region to use_default_region, which sets DEFAULT_REGION',
-            '        allowed = TOOLS[state["tool"]]["args"][name].get("allowed", [])\n        close = difflib.get_close_matches(str(state["args"][name]).lower(), allowed, n=1)  # "Jeju" meant jeju\n        return {"args": {**state["args"], name: close[0] if close else DEFAULT_REGION}}\n',
-            '        return {"args": {**state["args"], name: DEFAULT_REGION}}\n'),
-    ],
-    # ── Ivan (issue 33: one bug class) ──
-    'ivan.py': [
-        Bug(6, 'find_fix looks a reason up by startswith over FIXES\' keys: args:allowed:region_code gets use_default_region; the kit: "A fix is looked up by the full reason, then by its <stage>:<check> prefix"',
-            '    for key, fix in FIXES.items():\n        if reason.startswith(key):\n            return fix\n    return None\n',
-            '    return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))\n'),
-    ],
-    # ── Jin (issue 33: one bug class) ──
-    'jin.py': [
-        Bug(6, 'the answer drops the value\'s text where json.dumps cannot write it (keys of mixed types, a list that holds itself): "a value that cannot be printed"; the kit: the answer "shows the ok value\'s text", "a value JSON cannot show ... is answered too"',
-            '    try:\n        text = json.dumps(state["result"]["value"], sort_keys=True, ensure_ascii=False)\n    except (TypeError, ValueError):\n        text = "a value that cannot be printed"\n    return {"status": "answered", "answer": f"{state[\'tool\']} answered: {text}",\n',
-            '    return {"status": "answered", "answer": f"{state[\'tool\']} answered: {_text(state[\'result\'][\'value\'], repr)}",\n'),
-    ],
-    # ── Kai (issue 33: one bug class) ──
-    'kai.py': [
-        Bug(6, 'clamp_into_range repairs state[\'args\'] in place: the caller\'s dict (a picker\'s own) is rewritten; the kit: "every other arg the caller gave stays as it was", a picker\'s args "go to the door as they are"',
-            '    state["args"][name] = value  # repair the args where they are\n    return {"args": state["args"]}\n',
-            '    return {"args": {**state["args"], name: value}}\n'),
-    ],
-    # ── Lea (issue 33: one bug class) ──
-    'lea.py': [
-        Bug(2, 'the allowed list is tested with ==: True passes an any arg whose allowed holds 1; the kit: "bool never passes for int", "A value that is not in the arg\'s allowed list is allowed:<arg>" (compared with its type)',
-            '    if "allowed" in spec and not any(value == a for a in spec["allowed"]):\n',
-            '    if "allowed" in spec and not any(type(value) is type(a) and value == a for a in spec["allowed"]):\n'),
-    ],
-    # ── Nico (issue 33: one bug class) ──
-    'nico.py': [
-        Bug(6, 'clamp_into_range clamps every out-of-range arg, not only the one its reason names (limit=5 and budget=0.1: both repaired at once); the kit: "A fix changes only the field its reason names, and every other arg the caller gave stays as it was" (6.3 saw it only when its draw held two range failures: seeds 2, 3, 4 and 6 of the issue\'s seven)',
-            '    args = {**state["args"], name: value}\n    for other, spec in TOOLS[state["tool"]]["args"].items():  # the other numbers out of range too, while here\n        if type(args.get(other)) in (int, float) and "min" in spec and args[other] < spec["min"]:\n            args[other] = spec["min"]\n        elif type(args.get(other)) in (int, float) and "max" in spec and args[other] > spec["max"]:\n            args[other] = spec["max"]\n    return {"args": args}\n',
-            '    return {"args": {**state["args"], name: value}}\n'),
-    ],
+    # ── the one-bug modules of issue 33 (ONE_BUG, above): each bug is its module's only one ──
+    **{module: [one.bug] for module, one in ONE_BUG.items()},
 }
+
+
+# ── every beginner module, as text or as files ──────────────────────────────
+
+
+def one_bug_source(module: str) -> str:
+    """The text of a one-bug module ("fay.py"): kit_minimal.py's code under the module's header, its fix undone."""
+    one = ONE_BUG[module]
+    lines = KIT_MINIMAL.read_text(encoding="utf-8").splitlines(keepends=True)
+    code = "".join(itertools.dropwhile(lambda line: line.startswith("#"), lines))  # its own header goes
+    if code.count(one.bug.new) != 1:
+        raise ValueError(f"{KIT_MINIMAL}: {module}'s fix (table.py ONE_BUG, new) is not found once: {one.bug.new!r}")
+    return ONE_BUG_HEADER.format(habit=one.habit) + code.replace(one.bug.new, one.bug.old)
+
+
+def source(module: str) -> str:
+    """The text of any beginner module ("ana.py", "fay.py"): its file, or the one-bug module made."""
+    return one_bug_source(module) if module in ONE_BUG else (HERE / module).read_text(encoding="utf-8")
+
+
+def write(folder: Path, modules=None) -> list[Path]:
+    """Write the beginner modules (all of BUGS by default) into folder, as a class hands them in; their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for module in BUGS if modules is None else modules:
+        path = folder / module
+        path.write_text(source(module), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":  # python tests/submissions/beginner/table.py DIR: every beginner module, in DIR
+    if len(sys.argv) != 2:
+        sys.exit("usage: python tests/submissions/beginner/table.py DIR (writes every beginner module into DIR)")
+    for written in write(Path(sys.argv[1])):
+        print(written)
