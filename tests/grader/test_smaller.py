@@ -11,7 +11,6 @@ for another cause.
 """
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,7 @@ from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
 from grader.kit.probing import judged
-
-BEGINNERS = Path(__file__).resolve().parents[1] / "submissions" / "beginner"
+from tests.beginners import ONE_BUG, write
 
 
 def test_a_cut_never_breaks_a_spelled_value_but_may_shorten_its_parts():
@@ -83,16 +81,15 @@ def test_a_table_the_contract_rules_refuse_is_never_probed():
 
 # ── on modules written from the kit ──────────────────────────────────────────
 
-# module -> the check of its one bug (tests/submissions/beginner/README.md)
-ONE_BUG = {"fay": "4.1", "gus": "3.1", "hana": "6.8", "ivan": "6.3", "jin": "6.2", "kai": "6.8", "lea": "2.6"}
 
-
-@pytest.mark.parametrize("module", sorted(ONE_BUG))
-def test_the_input_shown_is_one_minimal(module):
+@pytest.mark.parametrize(
+    ("module", "label"), [(module, label) for module, one in sorted(ONE_BUG.items()) for label in one.checks]
+)
+def test_the_input_shown_is_one_minimal(module, label, tmp_path):
     """No single cut of the case a failure shows fails for the same cause: each part shown is needed."""
-    label = ONE_BUG[module]
     stage = int(label.split(".")[0])
-    path = str(BEGINNERS / f"{module}.py")
+    (written,) = write(tmp_path, [module])
+    path = str(written)
     graded = grade(path, LocalSession, seed=0, stages=(stage,))
     (result,) = [result for result in graded.results if result.check.label == label]
     assert result.failure is not None and result.case is not None, f"{module} passes {label}"
@@ -112,10 +109,11 @@ def test_the_input_shown_is_one_minimal(module):
         session.close()
 
 
-@pytest.mark.parametrize("module", ["ana", "kai"])
-def test_a_failure_shows_no_spelling_of_the_graders(module):
+@pytest.mark.parametrize("module", ["ana.py", "kai.py"])
+def test_a_failure_shows_no_spelling_of_the_graders(module, tmp_path):
     """10 ** 4300, {'new'}, 2 ** 1100: never {'$power': ...}, {'$set': ...} or 400 digits."""
-    graded = grade(str(BEGINNERS / f"{module}.py"), LocalSession, seed=0, stages=tuple(CHECKLISTS))
+    (path,) = write(tmp_path, [module])
+    graded = grade(str(path), LocalSession, seed=0, stages=tuple(CHECKLISTS))
     shown = [
         f"{result.failure.setting}\n{result.failure.call}\n{result.failure.expected}\n{result.failure.got}"
         for result in graded.results

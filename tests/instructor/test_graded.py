@@ -13,19 +13,20 @@ from grader.instructor.gradebook import gradebook_row
 from grader.instructor.graded import STAGE_NUMBERS, Graded
 from grader.instructor.handout import student_feedback, student_results
 from grader.instructor.term import Term, apply
+from tests.beginners import source
 
 SUBMISSIONS = Path(__file__).parents[1] / "submissions"
-# A beginner's file that fails checks with a hint chosen from what was observed, and one that
-# does not define the stages at all (its failures name the exception raised).
-FILES = {"lea": SUBMISSIONS / "beginner" / "lea.py", "table": SUBMISSIONS / "broken" / "table.py"}
+# student -> their file's text: a beginner's file that fails checks with a hint chosen from what was
+# observed, and one that does not define the stages at all (its failures name the exception raised).
+FILES = {"lea": source("lea.py"), "table": (SUBMISSIONS / "broken" / "table.py").read_text()}
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, tuple[Graded, Path]]:
     """student -> (their record as grade_student returned it, the class's OUT)."""
     folder, out = tmp_path_factory.mktemp("class"), tmp_path_factory.mktemp("out")
-    for name, path in FILES.items():
-        (folder / f"{name}.py").write_bytes(path.read_bytes())
+    for name, text in FILES.items():
+        (folder / f"{name}.py").write_text(text)
     submissions, _ = find_submissions(folder)
     return {submission.student: (grade_student(submission, 3, out), out) for submission in submissions}
 

@@ -726,11 +726,12 @@ def test_the_kits_self_check_and_the_grade_agree_on_every_module_of_the_corpus(k
     the kit runs the student's own earlier stages (its notebooks say so), the grade trusted ones."""
     from grader.kit.grading import grade
     from grader.kit.local import LocalSession
-    from tests.grader.test_validity import BUGS, fixed
+    from tests.beginners import BUGS, write
+    from tests.grader.test_validity import fixed
 
     (tmp_path / "fixed").mkdir()
-    paths = sorted(str(path) for folder in ("correct", "beginner") for path in (SUBMISSIONS / folder).glob("*.py"))
-    paths = [path for path in paths if not path.endswith("table.py")]
+    paths = sorted(str(path) for path in (SUBMISSIONS / "correct").glob("*.py"))
+    paths += [str(path) for path in write(tmp_path / "beginner")]
     paths += [str(fixed(module, tmp_path / "fixed")) for module in BUGS]
     kit_fails = run_in_kit(kit, KIT_VERDICTS, paths)["verdicts"]
     disagree = {}
