@@ -6,7 +6,8 @@ Modules written by helpers who saw only the student kit (tests/submissions/begin
   where the kit is silent costs a point;
 - every beginner module with all its fixes applied (tests/submissions/beginner/table.py) scores 100;
 - every listed bug, left alone in its module (every other fix applied), costs points in its own
-  stage and in no other.
+  stage and in no other; a one-bug module (table.py's ONE_BUG, made from kit_minimal.py and one
+  edit, byte for byte the file it was) fails just the checks its entry names.
 
 In-process, with LocalSession (the trusted earlier stages stand in, as in the sandbox). The KNOWN
 GAPS below are the cases that fail today: the grader misses a real bug, or takes points for a
@@ -162,3 +163,5 @@ def test_a_bug_left_alone_costs_points_in_its_own_stage_only(module, index, tmp_
     bug = BUGS[module][index]
     result = grade(str(fixed(module, tmp_path, leave=index)), LocalSession, seed=SEED)
     assert list(lost(result)) == [bug.stage], f"{bug.what}\n{failures(result)}"
+    if module in ONE_BUG:  # its one bug left alone: the module as handed in fails the checks ONE_BUG names
+        assert {r.check.label for r in result.results if not r.passed} == set(ONE_BUG[module].checks), failures(result)
