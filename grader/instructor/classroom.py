@@ -75,7 +75,7 @@ from grader.instructor.integrity import INTEGRITY, write_integrity
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.instructor.shards import Shard, parse_shard, write_shard
-from grader.instructor.term import Term, TermError, apply, read_term, same_name
+from grader.instructor.term import Term, TermError, read_term, same_name
 from grader.kit import intake
 from grader.kit.checks import every_check
 from grader.kit.grading import STAGE_POINTS, not_graded
@@ -504,10 +504,7 @@ PARTIAL = "its students have no row in these books"
 
 def write_books(out: Path, graded: list[Graded], term: Term) -> list[Graded]:
     """gradebook.csv from the records and the term; returns the records with the term applied."""
-    applied = [
-        student.with_term(apply(term, student.student, student.raw, student.checks, student.modified))
-        for student in graded
-    ]
+    applied = [student.with_term(term) for student in graded]
     write_gradebook(out, applied, STAGE_NUMBERS)
     return applied
 

@@ -150,7 +150,7 @@ def gradebook_row(graded: Graded, stage_numbers: Sequence[int]) -> list[str]:
     return [
         graded.student,
         final_cell(graded),
-        f"{term.raw:g}",
+        f"{graded.raw:g}",
         f"{term.late:g}",
         f"{term.override:g}",
         f"{term.hours_late:g}",

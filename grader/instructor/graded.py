@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from agtool.syllabus import STAGES
-from grader.instructor.term import Final
+from grader.instructor.term import Final, Term, apply
 from grader.kit.checks import every_check
 from grader.kit.grading import Grade
 from grader.kit.probing import CheckResult, Mismatch, hinted
@@ -60,9 +60,9 @@ class Graded:
         """label -> why, for each failed check, as the class report counts the reasons."""
         return {result.check.label: failure_reason(result) for result in self.grade.results if not result.passed}
 
-    def with_term(self, adjustments: Final) -> "Graded":
+    def with_term(self, term: Term) -> "Graded":
         """This record with the term's adjustments (term.apply's), as every view after grading shows it."""
-        return replace(self, term=adjustments)
+        return replace(self, term=apply(term, self.student, self.raw, self.checks, self.modified))
 
     @property
     def adjustments(self) -> Final:
@@ -74,7 +74,7 @@ class Graded:
     @property
     def final(self) -> float:
         """The score the student is given: raw - late + override."""
-        return self.adjustments.final
+        return self.adjustments.of(self.raw)
 
     @property
     def notes(self) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ TERM = "term.toml"
 TOTAL = "total"  # an override's check: the final total
 PERIODS = {"day": timedelta(days=1), "hour": timedelta(hours=1)}
 DEFAULT_ASSIGNMENT = "agtool lab"
+POINT_DIGITS = 6  # decimals of the term's numbers (points): more than the books show (:g)
 
 
 class TermError(Exception):
@@ -94,14 +95,22 @@ class Term:
 
 @dataclass(frozen=True)
 class Final:
-    """One student's numbers, every one explained: final = raw - late + override."""
+    """The term's adjustments to one student's checks' total (raw, their record's), every one explained."""
 
-    raw: float
     late: float
     override: float
-    final: float
     hours_late: float  # 0 when on time (or no late policy)
     notes: tuple[str, ...]
+
+    def of(self, raw: float) -> float:
+        """The final score: raw - late + override."""
+        return points(raw - self.late + self.override)
+
+
+def points(value: float) -> float:
+    """value to the term's precision: its numbers are decimals an instructor typed, and 3 * 0.1 is 0.3 of them,
+    not 0.30000000000000004 (the books would show an override of 2.9e-15)."""
+    return round(value, POINT_DIGITS)
 
 
 def same_name(name: str) -> str:
@@ -157,7 +166,7 @@ def apply(term: Term, student: str, raw: float, checks: Mapping[str, float], mod
     if total is not None:
         final = total.points
         notes.append(f"total set to {total.points:g} ({total.reason})")
-    return Final(raw, late, final - raw + late, final, hours, tuple(notes))
+    return Final(points(late), points(final - raw + late), hours, tuple(notes))
 
 
 def handed_in(term: Term, student: str, modified: float | None) -> datetime | None:
