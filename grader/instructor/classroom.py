@@ -8,7 +8,8 @@ Only what is the student's own regular file is graded: a symlink out of their fo
 gets no row (a zero for a planted link would land on a classmate). A file with nothing
 to grade (empty, never naming TOOLS), one that does not import and a student's folder
 without tools.py are not graded in full: each gets a row of 0 with a note saying why,
-which overrides.csv can change, and is listed in not_graded.csv.
+which overrides.csv can change, and is listed in not_graded.csv. The entries with no row (refused,
+or their grading failed) are recorded in OUT/.no_row.json, which `merge` reads.
 For each student OUT/students/<student>/ gets graded.json (the grade as graded, and the
 stamp), and results.json (Gradescope's format) and feedback.md with their final
 (grader/instructor/handout.py). For the instructor: OUT/gradebook.csv, OUT/not_graded.csv, OUT/canvas.csv and
@@ -307,6 +308,24 @@ def write_record(out: Path, graded: Graded) -> None:
     )
 
 
+NO_ROW = ".no_row.json"  # in OUT: the entries of DIR with no row (no record of their own), and why: merge reads it
+
+
+def write_no_row(out: Path, no_row: dict[str, str]) -> None:
+    """The record of the entries with no row (refused, or their grading failed): entry -> why."""
+    write_atomically(out / NO_ROW, json.dumps(dict(sorted(no_row.items())), indent=1, ensure_ascii=False) + "\n")
+
+
+def read_no_row(out: Path) -> dict[str, str] | None:
+    """The entries with no row as write_no_row wrote them; None for none (a run of an earlier release)."""
+    try:
+        no_row = json.loads((out / NO_ROW).read_text())
+    except (OSError, ValueError):
+        return None
+    valid = isinstance(no_row, dict) and all(isinstance(why, str) for why in no_row.values())
+    return no_row if valid else None
+
+
 def kept(record: Graded | None, submission: HandedIn, seed: int) -> Graded | None:
     """The student's record, if it is for this very stamp (they are not graded again); else None."""
     return record if record is not None and record.stamp == stamp(submission, seed) else None
@@ -477,6 +496,7 @@ def write_outputs(
     write_handouts(out, graded)
     ungraded = {row.student: row.ungraded for row in graded if row.ungraded}
     apart = {f"shard {shard}": f"not merged (merge --partial): {PARTIAL}" for shard in missing_shards}
+    write_no_row(out, not_graded)
     write_not_graded(out, {**not_graded, **ungraded, **apart})
     said = [f"not graded: {student}: {why}" for student, why in sorted({**not_graded, **ungraded}.items())]
     said += [f"partial: shard {shard} not merged: {PARTIAL}" for shard in missing_shards]

@@ -6,7 +6,9 @@ the books say so (not_graded.csv and report.html name each missing shard: its st
 no row, so Canvas keeps their grade as it was).
 Each student's record (graded.json) is read from the shard that graded them and written in OUT; a student in
 two shards must have the same stamp in both (a redelivered shard), or the merge is refused,
-naming them. Then OUT gets what a single `class` run writes, from those records and the term
+naming them. The entries with no row (refused, or their grading failed) are read from each shard's
+record of them (classroom.NO_ROW); a shard without one is refused, naming the file: merge reads records
+only, never a rendered book. Then OUT gets what a single `class` run writes, from those records and the term
 files in OUT (grader/instructor/term.py): gradebook.csv, not_graded.csv, canvas.csv,
 changes.csv, report.html and each student's feedback.md and results.json, byte for byte as
 one run's.
@@ -17,17 +19,19 @@ import sys
 from pathlib import Path
 
 from grader.instructor.classroom import (
+    NO_ROW,
     NO_TOOLS_PY,
     RECORD,
     STUDENTS,
     UsageError,
     previous_finals,
     read_books_input,
+    read_no_row,
     read_record,
     write_outputs,
     write_record,
 )
-from grader.instructor.gradebook import csv_rows, keep_hand_edits
+from grader.instructor.gradebook import keep_hand_edits
 from grader.instructor.graded import Graded
 from grader.instructor.shards import SHARD_RECORD, read_shard
 
@@ -83,7 +87,13 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
                     "(another submission, seed or lab): grade that shard again, then merge"
                 )
             found[folder.name] = (folder, record)
-        not_graded.update(_not_graded(shard / "not_graded.csv"))
+        no_row = read_no_row(shard)
+        if no_row is None:
+            raise UsageError(
+                f"{shard / NO_ROW}: missing, so the entries this shard gave no row are unknown (a run of an earlier "
+                "release, or one killed before its end): run its `class --shard I/N` again, then merge"
+            )
+        not_graded.update(no_row)
     out.mkdir(parents=True, exist_ok=True)
     rows = [record for _, (_, record) in sorted(found.items())]
     handed_in = {row.student for row in rows if row.ungraded != NO_TOOLS_PY}  # those with a file
@@ -101,14 +111,6 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
     whole = f"{len(shards)} shards" + (f", partial: shard {', '.join(missing)} missing" if missing else "")
     print(f"{out / 'gradebook.csv'}: {len(rows)} students from {whole}", file=sys.stderr)
     return rows
-
-
-def _not_graded(path: Path) -> dict[str, str]:
-    try:
-        with open(path, newline="") as file:
-            return {row["student"]: row["why"] for row in csv_rows(file.read())}
-    except (OSError, KeyError):
-        return {}
 
 
 def command(parser: argparse.ArgumentParser):
