@@ -18,22 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.instructor.classroom import (
-    NO_ROW,
-    NO_TOOLS_PY,
-    RECORD,
-    STUDENTS,
-    UsageError,
-    previous_finals,
-    read_books_input,
-    read_no_row,
-    read_record,
-    write_outputs,
-    write_record,
-)
-from grader.instructor.gradebook import keep_hand_edits
 from grader.instructor.graded import Graded
+from grader.instructor.records import NO_ROW, RECORD, STUDENTS, read_no_row, read_record, write_record
 from grader.instructor.shards import SHARD_RECORD, read_shard
+from grader.instructor.submissions import NO_TOOLS_PY, UsageError
+from grader.instructor.views import open_books, read_books_input
 
 
 def missing_shards(shards: list[Path]) -> tuple[str, ...]:
@@ -98,16 +87,10 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
     rows = [record for _, (_, record) in sorted(found.items())]
     handed_in = {row.student for row in rows if row.ungraded != NO_TOOLS_PY}  # those with a file
     not_graded = {student: why for student, why in not_graded.items() if student not in found}
-    term, roster = read_books_input(out, set(found), handed_in)
-    kept_aside = keep_hand_edits(out)
-    before = previous_finals(out)
+    books = open_books(out, *read_books_input(out, set(found), handed_in))
     for record in rows:  # feedback.md and results.json are written from it, with the final
         write_record(out, record)
-    said = write_outputs(
-        out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside, missing_shards=missing
-    )
-    for line in said:
-        print(line, file=sys.stderr)
+    books.write(rows, not_graded, True, missing_shards=missing)
     whole = f"{len(shards)} shards" + (f", partial: shard {', '.join(missing)} missing" if missing else "")
     print(f"{out / 'gradebook.csv'}: {len(rows)} students from {whole}", file=sys.stderr)
     return rows

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.instructor.classroom import find_submissions, grade_student, read_record
+from grader.instructor.classroom import grade_student
 from grader.instructor.gradebook import gradebook_row
 from grader.instructor.graded import STAGE_NUMBERS, Graded
 from grader.instructor.handout import student_feedback, student_results
+from grader.instructor.records import read_record
+from grader.instructor.submissions import find_submissions
 from grader.instructor.term import Term
 
 SUBMISSIONS = Path(__file__).parents[1] / "submissions"
