@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 from grader.instructor.confined import grade_confined, sandbox_check
 from grader.instructor.graded import Graded
-from grader.instructor.records import handed_in_as_recorded, kept, read_record, stamp, write_record
+from grader.instructor.records import resume, stamp, write_record
 from grader.instructor.sandbox.confine import Layers
 from grader.instructor.sandbox.session import Link, warm, zygote
 from grader.instructor.shards import Shard, parse_shard, write_shard
@@ -137,13 +137,15 @@ def grade_class(
     _check_writable(out)
     handed_in = {submission.student for submission in submissions if submission.read is not None}
     term, roster = read_books_input(out, {submission.student for submission in submissions}, handed_in)
-    check_sandbox(require_sandbox)
+    refusal = sandbox_check(Layers.here(), require_sandbox)  # says which layers this machine gives
+    if refusal:
+        raise UsageError(refusal)
     write_shard(out, shard)
     books = open_books(out, term, roster)
-    records = {submission.student: read_record(out, submission.student) for submission in submissions}
-    submissions = [handed_in_as_recorded(submission, records[submission.student]) for submission in submissions]
-    rows = {s.student: None if force else kept(records[s.student], s, seed) for s in submissions}
-    pending = [submission for submission in submissions if rows[submission.student] is None]
+    found = resume(out, submissions, seed, force)
+    submissions = [submission for submission, _ in found.values()]
+    rows = {student: record for student, (_, record) in found.items()}
+    pending = [submission for submission, record in found.values() if record is None]
     failures: dict[str, str] = {}
     finished = False
     try:
@@ -155,25 +157,12 @@ def grade_class(
         # The report once the class is whole: not while the instructor waits for Ctrl-C to end.
         compared = submissions if similar and finished else None
         books.write(graded, {**refused, **failures}, finished, compared)
-        now = len(graded) - (len(submissions) - len(pending))
-        left = len(pending) - now - len(failures)
-        used = term.files(out)
-        print(
-            f"{out / 'gradebook.csv'}: {len(graded)} students ({now} graded now, "
-            f"{len(submissions) - len(pending)} kept from an earlier run"
-            + (f", {left} left to grade" if left else "")
-            + ")"
-            + (f"; the term from {', '.join(used)}" if used else ""),
-            file=sys.stderr,
-        )
+        was, now = len(submissions) - len(pending), len(graded) - len(submissions) + len(pending)
+        left, used = len(pending) - now - len(failures), term.files(out)
+        counts = f"{now} graded now, {was} kept from an earlier run" + (f", {left} left to grade" if left else "")
+        used_term = f"; the term from {', '.join(used)}" if used else ""
+        print(f"{out / 'gradebook.csv'}: {len(graded)} students ({counts}){used_term}", file=sys.stderr)
     return graded
-
-
-def check_sandbox(required: bool) -> None:
-    """Say which sandbox layers this machine gives; with required, refuse (UsageError) when one is missing."""
-    refusal = sandbox_check(Layers.here(), required)
-    if refusal:
-        raise UsageError(refusal)
 
 
 def _grade_pending(

@@ -79,8 +79,9 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
         no_row = read_no_row(shard)
         if no_row is None:
             raise UsageError(
-                f"{shard / NO_ROW}: missing, so the entries this shard gave no row are unknown (a run of an earlier "
-                "release, or one killed before its end): run its `class --shard I/N` again, then merge"
+                f"{shard / NO_ROW}: missing or not this grader's, so the entries this shard gave no row are "
+                "unknown (a run of an earlier release, or one killed before its end): run its "
+                "`class --shard I/N` again, then merge"
             )
         not_graded.update(no_row)
     out.mkdir(parents=True, exist_ok=True)

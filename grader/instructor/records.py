@@ -104,16 +104,17 @@ def read_no_row(out: Path) -> dict[str, str] | None:
     return no_row if valid else None
 
 
-def kept(record: Graded | None, submission: HandedIn, seed: int) -> Graded | None:
-    """The student's record, if it is for this very stamp (they are not graded again); else None."""
-    return record if record is not None and record.stamp == stamp(submission, seed) else None
-
-
-def handed_in_as_recorded(submission: HandedIn, record: Graded | None) -> HandedIn:
-    """submission with the time its record holds, when the record is of these very bytes: a file's time
-    is read once, when it is first graded, and a file touched since (or --force) changes no late penalty."""
-    if record is None or submission.digest is None:
-        return submission
-    if record.stamp.get("submission") == submission.digest and record.modified is not None:
-        return replace(submission, modified=record.modified)
-    return submission
+def resume(out: Path, submissions: list[HandedIn], seed: int, force: bool) -> dict[str, tuple[HandedIn, Graded | None]]:
+    """student -> (their submission, their record when it is for this very stamp, so they are not graded again,
+    else None; with force, None). A file's time is read once, when it is first graded: the submission keeps
+    the time its record holds when the record is of these very bytes (a file touched since, or --force,
+    changes no late penalty)."""
+    found = {}
+    for submission in submissions:
+        record = read_record(out, submission.student)
+        digest = submission.digest
+        if record is not None and record.modified is not None and digest and digest == record.stamp.get("submission"):
+            submission = replace(submission, modified=record.modified)
+        kept = record is not None and not force and record.stamp == stamp(submission, seed)
+        found[submission.student] = (submission, record if kept else None)
+    return found

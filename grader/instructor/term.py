@@ -234,7 +234,7 @@ def _points(value, where: str) -> float:
     return float(value)
 
 
-def _rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(line number, row) for each row of a CSV whose header is exactly `columns`."""
     if not path.is_file():
         return []
@@ -265,7 +265,7 @@ def _student(row: dict[str, str], students: set[str], where: str) -> str:
 
 def _read_overrides(path: Path, students: set[str], checks: dict[str, int]) -> dict[str, list[Override]]:
     found: dict[str, list[Override]] = {}
-    for number, row in _rows(path, ("student", "check", "points", "reason")):
+    for number, row in read_rows(path, ("student", "check", "points", "reason")):
         where = f"{path.name} line {number}"
         student = _student(row, students, where)
         check = row["check"]
@@ -294,7 +294,7 @@ def _read_submitted(
     if not path.is_file():
         return None, ()
     # An LMS's export lists the whole course: a row for someone with no entry in DIR is no mistake.
-    rows = [same_name(row["student"]) for _, row in _rows(path, ("student", "submitted"))]
+    rows = [same_name(row["student"]) for _, row in read_rows(path, ("student", "submitted"))]
     unmatched = tuple(sorted({name for name in rows if name not in students}))
     found = _read_times(path, "submitted", students, skip=set(unmatched))
     missing = sorted(handed_in - found.keys())
@@ -321,7 +321,7 @@ def _read_times(
     if path.is_file() and not needs:
         raise TermError(f"{path.name}: extensions need a late policy: add [late] to {TERM}")
     found = {}
-    for number, row in _rows(path, ("student", column)):
+    for number, row in read_rows(path, ("student", column)):
         where = f"{path.name} line {number}"
         if skip and same_name(row["student"]) in skip:
             continue

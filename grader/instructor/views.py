@@ -24,7 +24,7 @@ from grader.instructor.gradebook import (
     write_gradebook,
     write_not_graded,
 )
-from grader.instructor.graded import STAGE_NUMBERS, Graded
+from grader.instructor.graded import Graded
 from grader.instructor.handout import write_handout
 from grader.instructor.integrity import INTEGRITY, write_integrity
 from grader.instructor.records import student_folder, write_no_row
@@ -84,7 +84,7 @@ class Books:
             changed = write_changes(out, self.before, graded)
             said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
         if compared is not None:
-            write_integrity(out, compared_sources(compared, graded), _starter())
+            write_similar(out, compared, graded)
         if report:
             write_report(out, graded, no_row, self.roster, missing_shards)
         for line in said:
@@ -109,7 +109,7 @@ def open_books(out: Path, term: Term, roster: dict | None) -> Books:
 def write_books(out: Path, graded: list[Graded], term: Term) -> list[Graded]:
     """gradebook.csv from the records and the term; returns the records with the term applied."""
     applied = [student.with_term(term) for student in graded]
-    write_gradebook(out, applied, STAGE_NUMBERS)
+    write_gradebook(out, applied)
     return applied
 
 
@@ -119,22 +119,14 @@ def write_handouts(out: Path, graded: list[Graded]) -> None:
         write_handout(student_folder(out, student.student), student, MOST)
 
 
-def compared_sources(submissions: list[HandedIn], rows: list[Graded]) -> dict[str, str]:
-    """student -> the text of their file, for each student graded (a file that does not import too:
-    a copy can be broken on purpose), as the integrity report compares them."""
-    graded = {row.student for row in rows}
-    return {
-        submission.student: submission.read.data.decode("utf-8", "replace")
-        for submission in submissions
-        if submission.read is not None and submission.student in graded
-    }
-
-
-def _starter() -> str:
-    """The kit's starter tools.py. Imported here: release needs nbformat, and a class without --similar does not."""
+def write_similar(out: Path, submissions: list[HandedIn], graded: list[Graded]) -> None:
+    """integrity.html, of the text of each graded student's file (one that does not import too: a copy can be
+    broken on purpose). release is imported here: it needs nbformat, which a class without --similar does not."""
     from grader.instructor.release import starter
 
-    return starter()
+    names = {row.student for row in graded}
+    read = {submission.student: submission.read for submission in submissions if submission.student in names}
+    write_integrity(out, {name: file.data.decode("utf-8", "replace") for name, file in read.items() if file}, starter())
 
 
 def write_report(

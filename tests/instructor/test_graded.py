@@ -35,7 +35,7 @@ def graded(tmp_path_factory) -> dict[str, tuple[Graded, Path]]:
 def views(record: Graded) -> tuple:
     """Every file of a student `class` writes, from their record with an empty term."""
     applied = record.with_term(Term())
-    return student_feedback(applied, 100), student_results(applied, 100), gradebook_row(applied, STAGE_NUMBERS)
+    return student_feedback(applied, 100), student_results(applied, 100), gradebook_row(applied)
 
 
 @pytest.mark.parametrize("student", sorted(FILES))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.instructor.gradebook import read_roster
 from grader.instructor.term import TermError, apply, read_term
 
 pytestmark = pytest.mark.grader
@@ -127,3 +128,30 @@ def test_a_fractional_penalty_leaves_no_float_noise_in_the_numbers(tmp_path):
     final = apply(term_in(tmp_path, term_toml=policy), "amy", 85, {}, at(timedelta(days=2, hours=1)))
     assert (final.late, final.override, final.of(85)) == (0.3, 0, 84.7)
     assert repr(final.of(85)) == "84.7"  # as results.json writes the score
+
+
+ROSTER_HEADER = "student,Student,ID,SIS User ID,SIS Login ID,Section\n"
+
+
+@pytest.mark.parametrize(
+    "rows, said",
+    [
+        ("amy,Amy,1001\n", "roster.csv line 2: 3 cells, not 6 (student,Student,ID,SIS User ID,SIS Login ID,Section)"),
+        ("amy,Amy,,,amy,A\n", "roster.csv line 2: needs a student and Canvas's ID or SIS User ID"),
+        ("amy,Amy,1,s1,amy,A\nAmy,Amy,2,s2,amy2,A\namy,Amy,3,s3,amy3,A\n", "roster.csv line 4: amy is named twice"),
+    ],
+)
+def test_a_bad_roster_row_is_refused_in_one_line_naming_it(tmp_path, rows, said):
+    """roster.csv is read as every term file is: a short row is refused, not filled in with empty cells."""
+    (tmp_path / "roster.csv").write_text(ROSTER_HEADER + rows)
+    with pytest.raises(TermError) as refused:
+        read_roster(tmp_path)
+    assert str(refused.value).startswith(said)
+
+
+def test_a_roster_maps_each_student_in_nfc_to_canvas_columns(tmp_path):
+    (tmp_path / "roster.csv").write_text("\ufeff" + ROSTER_HEADER + "be\u0301n , Ben,1001,s1001,ben,A\n,,,,,\n")
+    assert read_roster(tmp_path) == {
+        "bén": {"Student": "Ben", "ID": "1001", "SIS User ID": "s1001", "SIS Login ID": "ben", "Section": "A"}
+    }
+    assert read_roster(tmp_path / "nowhere") is None
