@@ -156,10 +156,10 @@ def grade_class(
         graded = [row for row in rows.values() if row]
         # The report once the class is whole: not while the instructor waits for Ctrl-C to end.
         compared = submissions if similar and finished else None
-        books.write(graded, {**refused, **failures}, finished, compared)
-        was, now = len(submissions) - len(pending), len(graded) - len(submissions) + len(pending)
-        left, used = len(pending) - now - len(failures), term.files(out)
-        counts = f"{now} graded now, {was} kept from an earlier run" + (f", {left} left to grade" if left else "")
+        left = [s.student for s in pending if rows[s.student] is None and s.student not in failures]
+        books.write(graded, {**refused, **failures}, finished, compared, left=left)
+        was, now, used = len(submissions) - len(pending), len(graded) - len(submissions) + len(pending), term.files(out)
+        counts = f"{now} graded now, {was} kept from an earlier run" + (f", {len(left)} left to grade" if left else "")
         used_term = f"; the term from {', '.join(used)}" if used else ""
         print(f"{out / 'gradebook.csv'}: {len(graded)} students ({counts}){used_term}", file=sys.stderr)
     return graded

@@ -7,8 +7,9 @@ no row, so Canvas keeps their grade as it was).
 Each student's record (graded.json) is read from the shard that graded them and written in OUT; a student in
 two shards must have the same stamp in both (a redelivered shard), or the merge is refused,
 naming them. The entries with no row (refused, or their grading failed) are read from each shard's
-record of them (classroom.NO_ROW); a shard without one is refused, naming the file: merge reads records
-only, never a rendered book. Then OUT gets what a single `class` run writes, from those records and the term
+record of them (records.NO_ROW); a shard without one is refused, naming the file, and so is a shard whose
+run stopped before it graded everyone (the record names whom it left): merge reads records only, never
+a rendered book. Then OUT gets what a single `class` run writes, from those records and the term
 files in OUT (grader/instructor/term.py): gradebook.csv, not_graded.csv, canvas.csv,
 changes.csv, report.html and each student's feedback.md and results.json, byte for byte as
 one run's.
@@ -76,12 +77,18 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
                     "(another submission, seed or lab): grade that shard again, then merge"
                 )
             found[folder.name] = (folder, record)
-        no_row = read_no_row(shard)
-        if no_row is None:
+        recorded = read_no_row(shard)
+        if recorded is None:
             raise UsageError(
                 f"{shard / NO_ROW}: missing or not this grader's, so the entries this shard gave no row are "
                 "unknown (a run of an earlier release, or one killed before its end): run its "
                 "`class --shard I/N` again, then merge"
+            )
+        no_row, left = recorded
+        if left:
+            raise UsageError(
+                f"{shard}: its run stopped before grading {len(left)} students ({', '.join(left[:3])}"
+                f"{', …' if len(left) > 3 else ''}): run its `class --shard I/N` again (it resumes), then merge"
             )
         not_graded.update(no_row)
     out.mkdir(parents=True, exist_ok=True)

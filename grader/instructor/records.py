@@ -5,8 +5,8 @@ stamp: the seed and the hashes of the submission and of everything the grade dep
 of agtool/ and grader/, the Python and the packages that draw and run the cases). A student whose
 stamp matches is not graded again, so a run stopped half-way (Ctrl-C, SIGTERM, a crash) and started
 again loses nothing and redoes nothing; a changed submission, seed or lab is graded again. The entries
-with no row (refused, or their grading failed) are recorded in OUT/.no_row.json. Every file is
-written atomically (a temp file, then os.replace).
+with no row (refused, or their grading failed) and the students a stopped run left to grade are recorded
+in OUT/.no_row.json. Every file is written atomically (a temp file, then os.replace).
 """
 
 import functools
@@ -86,22 +86,25 @@ def write_record(out: Path, graded: Graded) -> None:
     )
 
 
-NO_ROW = ".no_row.json"  # in OUT: the entries of DIR with no row (no record of their own), and why: merge reads it
+NO_ROW = ".no_row.json"  # in OUT: the entries with no row, and who a stopped run left to grade: merge reads it
 
 
-def write_no_row(out: Path, no_row: dict[str, str]) -> None:
-    """The record of the entries with no row (refused, or their grading failed): entry -> why."""
-    write_atomically(out / NO_ROW, json.dumps(dict(sorted(no_row.items())), indent=1, ensure_ascii=False) + "\n")
+def write_no_row(out: Path, no_row: dict[str, str], left: list[str]) -> None:
+    """The record of the entries with no row (refused, or their grading failed: entry -> why) and of the
+    students a stopped run left to grade (no row yet, and none of the books says so)."""
+    record = {"no_row": dict(sorted(no_row.items())), "left": sorted(left)}
+    write_atomically(out / NO_ROW, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
 
 
-def read_no_row(out: Path) -> dict[str, str] | None:
-    """The entries with no row as write_no_row wrote them; None for none (a run of an earlier release)."""
+def read_no_row(out: Path) -> tuple[dict[str, str], list[str]] | None:
+    """(the entries with no row, the students left to grade) as write_no_row wrote them; None for no such
+    record (a run of an earlier release, or one killed before its end)."""
     try:
-        no_row = json.loads((out / NO_ROW).read_text())
-    except (OSError, ValueError):
+        record = json.loads((out / NO_ROW).read_text())
+        no_row, left = dict(record["no_row"]), list(record["left"])
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    valid = isinstance(no_row, dict) and all(isinstance(why, str) for why in no_row.values())
-    return no_row if valid else None
+    return no_row, left
 
 
 def resume(out: Path, submissions: list[HandedIn], seed: int, force: bool) -> dict[str, tuple[HandedIn, Graded | None]]:

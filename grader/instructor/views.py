@@ -56,18 +56,20 @@ class Books:
         report: bool,
         compared: list[HandedIn] | None = None,
         missing_shards: tuple[str, ...] = (),
+        left: list[str] | None = None,
     ) -> None:
         """Every file for the instructor, and each student's feedback.md and results.json with their final,
         from the records of the graded and of the entries with no row (entry -> why); says what to know.
         report: write report.html too (once the class is whole); compared: the submissions whose integrity
         report to write (--similar), or None (integrity.html, if any, is kept as the last --similar wrote it).
-        missing_shards: the shards a partial merge lacks (grader/instructor/merge.py), said in the books."""
+        missing_shards: the shards a partial merge lacks (grader/instructor/merge.py), said in the books;
+        left: the students a stopped run left to grade, as records.write_no_row keeps them."""
         out, term = self.out, self.term
         graded = write_books(out, graded, term)
         write_handouts(out, graded)
         ungraded = {row.student: row.ungraded for row in graded if row.ungraded}
         apart = {f"shard {shard}": f"not merged (merge --partial): {PARTIAL}" for shard in missing_shards}
-        write_no_row(out, no_row)
+        write_no_row(out, no_row, left or [])
         write_not_graded(out, {**no_row, **ungraded, **apart})
         said = [f"not graded: {student}: {why}" for student, why in sorted({**no_row, **ungraded}.items())]
         said += [f"partial: shard {shard} not merged: {PARTIAL}" for shard in missing_shards]

@@ -13,6 +13,7 @@ import yaml
 
 import agtool
 from grader.__main__ import main
+from grader.instructor import classroom
 from grader.instructor.shards import Shard, parse_shard
 
 pytestmark = pytest.mark.grader
@@ -175,3 +176,21 @@ def test_merge_reads_who_was_not_graded_from_the_shards_record_and_refuses_a_sha
     assert main(["merge", str(shard), "--out", str(merged)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"grader merge: {shard / '.no_row.json'}: missing") and err.count("\n") == 1
+
+
+def test_merge_refuses_a_shard_whose_run_stopped_before_grading_everyone(klass, tmp_path, monkeypatch, capsys):
+    """A shard stopped half-way (Ctrl-C, SIGTERM) has written its books: merging it would drop the students it
+    had left to grade without a word. Its record names them, and merge refuses it, in one line."""
+    shard = tmp_path / "shard"
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C before anyone was graded
+
+    monkeypatch.setattr(classroom, "_grade_pending", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        classroom.grade_class(klass, shard, shard=Shard(1, 1), progress=False)
+    capsys.readouterr()
+    assert main(["merge", str(shard), "--out", str(tmp_path / "merged")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"grader merge: {shard}: its run stopped before grading 8 students (amy, ana, ben, …)")
+    assert err.count("\n") == 1
