@@ -33,7 +33,7 @@ class Graded:
     student: str  # their entry in DIR, in NFC
     shown: str  # their file as DIR holds it, as the student knows it: their feedback names it so
     grade: Grade
-    stamp: dict  # what the grade depends on (classroom.stamp): a resumed run or a merge compares it
+    stamp: dict  # what the grade depends on (records.stamp): a resumed run or a merge compares it
     ungraded: str | None = None  # why the file was not graded in full (empty, does not import …), or None
     modified: float | None = None  # when the file was handed in, as first read; None: no file
     sandbox: str = ""  # the sandbox's layers it was graded under (Layers.describe)

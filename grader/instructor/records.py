@@ -14,7 +14,6 @@ import hashlib
 import json
 import sys
 from dataclasses import replace
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from grader.instructor.graded import Graded
@@ -53,6 +52,8 @@ def lab_hash(root: Path = LAB) -> str:
 
 
 def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(package)
     except PackageNotFoundError:

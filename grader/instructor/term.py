@@ -19,7 +19,7 @@ in OUT, read on every run of `class` and applied after grading, so a rerun keeps
 - OUT/submitted.csv (student, submitted): when each student handed in (an LMS export). Every
   student with a file to grade needs a row (one without is refused, the closest row named);
   rows naming no student are listed, not refused (an LMS lists the whole course). Without
-  it, the modification time of the file graded, read once (classroom.py keeps it with the
+  it, the modification time of the file graded, read once (records.py keeps it with the
   student's record) and said in the notes.
 
 Names are compared as Unicode's NFC has them, in every file (a name typed on one machine and
