@@ -28,7 +28,7 @@ REASON_LIMIT = 120  # characters of one failed check's reason (failure_reason)
 @dataclass(frozen=True)
 class Graded:
     """One student, graded: who, their grade (checks and failures as data), how it was graded and handed in,
-    and, once applied, the term's adjustments (late, overrides: `term`)."""
+    and, once applied, the term's adjustments (late, overrides: `applied`)."""
 
     student: str  # their entry in DIR, in NFC
     shown: str  # their file as DIR holds it, as the student knows it: their feedback names it so
@@ -37,7 +37,7 @@ class Graded:
     ungraded: str | None = None  # why the file was not graded in full (empty, does not import …), or None
     modified: float | None = None  # when the file was handed in, as first read; None: no file
     sandbox: str = ""  # the sandbox's layers it was graded under (Layers.describe)
-    term: Final | None = None  # the term's adjustments, once with_term applied them; never written
+    applied: Final | None = None  # the term's adjustments, once with_term applied them; never written
 
     @property
     def raw(self) -> float:
@@ -62,14 +62,14 @@ class Graded:
 
     def with_term(self, term: Term) -> "Graded":
         """This record with the term's adjustments (term.apply's), as every view after grading shows it."""
-        return replace(self, term=apply(term, self.student, self.raw, self.checks, self.modified))
+        return replace(self, applied=apply(term, self.student, self.raw, self.checks, self.modified))
 
     @property
     def adjustments(self) -> Final:
         """The term's adjustments; with_term must have applied them."""
-        if self.term is None:
+        if self.applied is None:
             raise ValueError(f"{self.student}: the term is not applied yet (Graded.with_term)")
-        return self.term
+        return self.applied
 
     @property
     def final(self) -> float:

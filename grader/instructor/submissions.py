@@ -30,7 +30,7 @@ class HandedIn:
     read: intake.Submission | None  # the file as read, once, when found: what is graded; None: no tools.py
     folder: Path  # the class's DIR: no child reads it (nor OUT), classmates' files and feedback
     # The file's modification time as first read: when it was handed in, unless submitted.csv says.
-    # A file whose bytes were graded before keeps the time its record holds (handed_in_as_recorded).
+    # A file whose bytes were graded before keeps the time its record holds (records.resume).
     modified: float | None
 
     @property
