@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.instructor.graded import Graded
-from grader.instructor.term import TermError, same_name
+from grader.instructor.graded import STAGE_NUMBERS, Graded
+from grader.instructor.term import TermError, read_rows, same_name
 from grader.kit.report import write_atomically
 
 GRADEBOOK = "gradebook.csv"
@@ -114,7 +114,7 @@ def changed_cells(written: bytes, edited: bytes) -> tuple[str, ...]:
     """Each cell of a gradebook that differs between what was written and its edit, by student and column;
     rows added or removed by whole. A text that is no longer CSV of the same columns is compared by line."""
     try:
-        before, after = (_by_student(csv_rows(text.decode("utf-8"))) for text in (written, edited))
+        before, after = ({row["student"]: row for row in csv_rows(text.decode("utf-8"))} for text in (written, edited))
     except (UnicodeDecodeError, KeyError, csv.Error):
         return ("not a gradebook any more: compare it with gradebook.csv",)
     said = []
@@ -131,10 +131,6 @@ def changed_cells(written: bytes, edited: bytes) -> tuple[str, ...]:
     return tuple(said)
 
 
-def _by_student(rows: list[dict[str, str]]) -> dict[str, dict[str, str]]:
-    return {row["student"]: row for row in rows}
-
-
 def previous_finals(out: Path) -> dict[str, str] | None:
     """student -> final, as this program last wrote the gradebook (None before its first run)."""
     try:
@@ -144,35 +140,17 @@ def previous_finals(out: Path) -> dict[str, str] | None:
     return {row["student"]: row["final"] for row in csv_rows(text)}
 
 
-def gradebook_row(graded: Graded, stage_numbers: Sequence[int]) -> list[str]:
+def gradebook_row(graded: Graded) -> list[str]:
     """A student's row of gradebook.csv: their record with the term applied."""
     term = graded.adjustments
-    return [
-        graded.student,
-        final_cell(graded),
-        f"{term.raw:g}",
-        f"{term.late:g}",
-        f"{term.override:g}",
-        f"{term.hours_late:g}",
-        *(f"{graded.stages[n]:g}" for n in stage_numbers),
-        "; ".join(graded.notes),
-    ]
+    numbers = (graded.raw, term.late, term.override, term.hours_late, *graded.stages.values())
+    return [graded.student, final_cell(graded), *(f"{number:g}" for number in numbers), "; ".join(graded.notes)]
 
 
-def write_gradebook(out: Path, students: Sequence[Graded], stage_numbers: Sequence[int]) -> None:
-    header = [
-        "student",
-        "final",
-        "raw",
-        "late",
-        "override",
-        "hours_late",
-        *(f"stage{n}" for n in stage_numbers),
-        "notes",
-    ]
-    rows = [header] + [
-        gradebook_row(graded, stage_numbers) for graded in sorted(students, key=lambda graded: graded.student)
-    ]
+def write_gradebook(out: Path, students: Sequence[Graded]) -> None:
+    """gradebook.csv, a row a student by name, the stages in order (Graded.stages)."""
+    header = ["student", "final", "raw", "late", "override", "hours_late", *(f"stage{n}" for n in STAGE_NUMBERS)]
+    rows = [[*header, "notes"]] + [gradebook_row(graded) for graded in sorted(students, key=lambda g: g.student)]
     text = csv_text(rows)
     # A run stopped between the two makes the next one keep an unedited gradebook aside: nothing is lost.
     write_atomically(out / WRITTEN, text)
@@ -203,26 +181,18 @@ def write_changes(out: Path, before: dict[str, str], students: Sequence[Graded])
 
 
 def read_roster(out: Path) -> dict[str, dict[str, str]] | None:
-    """roster.csv: lab student -> Canvas's columns; None without one."""
+    """roster.csv: lab student -> Canvas's columns; None without one. Read as every term file is (term.read_rows)."""
     path = out / ROSTER
     if not path.is_file():
         return None
-    try:
-        reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig")))
-        columns = tuple(name.strip() for name in reader.fieldnames or ())
-        rows = list(reader)
-    except UnicodeDecodeError:
-        raise TermError(f"{ROSTER}: not UTF-8 text: save it as CSV UTF-8") from None
-    if columns != ("student", *CANVAS_COLUMNS):
-        raise TermError(f"{ROSTER}: its first line must be student,{','.join(CANVAS_COLUMNS)}")
     roster: dict[str, dict[str, str]] = {}
-    for number, row in enumerate(rows, start=2):
-        student = same_name((row.get("student") or "").strip())
-        if not student or not (row.get("ID") or row.get("SIS User ID")):
+    for number, row in read_rows(path, ("student", *CANVAS_COLUMNS)):
+        student = same_name(row.pop("student"))
+        if not student or not (row["ID"] or row["SIS User ID"]):
             raise TermError(f"{ROSTER} line {number}: needs a student and Canvas's ID or SIS User ID")
         if student in roster:
             raise TermError(f"{ROSTER} line {number}: {student} is named twice: keep one row")
-        roster[student] = {column: (row.get(column) or "").strip() for column in CANVAS_COLUMNS}
+        roster[student] = row
     return roster
 
 

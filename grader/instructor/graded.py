@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from agtool.syllabus import STAGES
-from grader.instructor.term import Final
+from grader.instructor.term import Final, Term, apply
 from grader.kit.checks import every_check
 from grader.kit.grading import Grade
 from grader.kit.probing import CheckResult, Mismatch, hinted
@@ -28,16 +28,16 @@ REASON_LIMIT = 120  # characters of one failed check's reason (failure_reason)
 @dataclass(frozen=True)
 class Graded:
     """One student, graded: who, their grade (checks and failures as data), how it was graded and handed in,
-    and, once applied, the term's adjustments (late, overrides: `term`)."""
+    and, once applied, the term's adjustments (late, overrides: `applied`)."""
 
     student: str  # their entry in DIR, in NFC
     shown: str  # their file as DIR holds it, as the student knows it: their feedback names it so
     grade: Grade
-    stamp: dict  # what the grade depends on (classroom.stamp): a resumed run or a merge compares it
+    stamp: dict  # what the grade depends on (records.stamp): a resumed run or a merge compares it
     ungraded: str | None = None  # why the file was not graded in full (empty, does not import …), or None
     modified: float | None = None  # when the file was handed in, as first read; None: no file
     sandbox: str = ""  # the sandbox's layers it was graded under (Layers.describe)
-    term: Final | None = None  # the term's adjustments, once with_term applied them; never written
+    applied: Final | None = None  # the term's adjustments, once with_term applied them; never written
 
     @property
     def raw(self) -> float:
@@ -60,21 +60,21 @@ class Graded:
         """label -> why, for each failed check, as the class report counts the reasons."""
         return {result.check.label: failure_reason(result) for result in self.grade.results if not result.passed}
 
-    def with_term(self, adjustments: Final) -> "Graded":
+    def with_term(self, term: Term) -> "Graded":
         """This record with the term's adjustments (term.apply's), as every view after grading shows it."""
-        return replace(self, term=adjustments)
+        return replace(self, applied=apply(term, self.student, self.raw, self.checks, self.modified))
 
     @property
     def adjustments(self) -> Final:
         """The term's adjustments; with_term must have applied them."""
-        if self.term is None:
+        if self.applied is None:
             raise ValueError(f"{self.student}: the term is not applied yet (Graded.with_term)")
-        return self.term
+        return self.applied
 
     @property
     def final(self) -> float:
         """The score the student is given: raw - late + override."""
-        return self.adjustments.final
+        return self.adjustments.of(self.raw)
 
     @property
     def notes(self) -> tuple[str, ...]:

@@ -24,10 +24,10 @@ def final_markdown(graded: Graded, most: int) -> str:
     """How the final came from the checks, in Markdown: the gradebook's numbers and notes, as it has them;
     empty when the final is the checks' total and nothing is noted."""
     term = graded.adjustments
-    if not graded.notes and term.final == term.raw:
+    if not graded.notes and graded.final == graded.raw:
         return ""
     said = (
-        f"**Final: {term.final:g} / {most}** = {term.raw:g} (the checks) - {term.late:g} late "
+        f"**Final: {graded.final:g} / {most}** = {graded.raw:g} (the checks) - {term.late:g} late "
         f"+ {term.override:g} override"
     )
     return "\n".join([said, *(f"- {_plain(note)}" for note in graded.notes)])

@@ -6,7 +6,10 @@ the books say so (not_graded.csv and report.html name each missing shard: its st
 no row, so Canvas keeps their grade as it was).
 Each student's record (graded.json) is read from the shard that graded them and written in OUT; a student in
 two shards must have the same stamp in both (a redelivered shard), or the merge is refused,
-naming them. Then OUT gets what a single `class` run writes, from those records and the term
+naming them. The entries with no row (refused, or their grading failed) are read from each shard's
+record of them (records.NO_ROW); a shard without one is refused, naming the file, and so is a shard whose
+run stopped before it graded everyone (the record names whom it left): merge reads records only, never
+a rendered book. Then OUT gets what a single `class` run writes, from those records and the term
 files in OUT (grader/instructor/term.py): gradebook.csv, not_graded.csv, canvas.csv,
 changes.csv, report.html and each student's feedback.md and results.json, byte for byte as
 one run's.
@@ -16,20 +19,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader.instructor.classroom import (
-    NO_TOOLS_PY,
-    RECORD,
-    STUDENTS,
-    UsageError,
-    previous_finals,
-    read_books_input,
-    read_record,
-    write_outputs,
-    write_record,
-)
-from grader.instructor.gradebook import csv_rows, keep_hand_edits
 from grader.instructor.graded import Graded
+from grader.instructor.records import NO_ROW, RECORD, STUDENTS, read_no_row, read_record, write_record
 from grader.instructor.shards import SHARD_RECORD, read_shard
+from grader.instructor.submissions import NO_TOOLS_PY, UsageError
+from grader.instructor.views import open_books, read_books_input
 
 
 def missing_shards(shards: list[Path]) -> tuple[str, ...]:
@@ -83,32 +77,31 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
                     "(another submission, seed or lab): grade that shard again, then merge"
                 )
             found[folder.name] = (folder, record)
-        not_graded.update(_not_graded(shard / "not_graded.csv"))
+        recorded = read_no_row(shard)
+        if recorded is None:
+            raise UsageError(
+                f"{shard / NO_ROW}: missing or not this grader's, so the entries this shard gave no row are "
+                "unknown (a run of an earlier release, or one killed before its end): run its "
+                "`class --shard I/N` again, then merge"
+            )
+        no_row, left = recorded
+        if left:
+            raise UsageError(
+                f"{shard}: its run stopped before grading {len(left)} students ({', '.join(left[:3])}"
+                f"{', …' if len(left) > 3 else ''}): run its `class --shard I/N` again (it resumes), then merge"
+            )
+        not_graded.update(no_row)
     out.mkdir(parents=True, exist_ok=True)
     rows = [record for _, (_, record) in sorted(found.items())]
     handed_in = {row.student for row in rows if row.ungraded != NO_TOOLS_PY}  # those with a file
     not_graded = {student: why for student, why in not_graded.items() if student not in found}
-    term, roster = read_books_input(out, set(found), handed_in)
-    kept_aside = keep_hand_edits(out)
-    before = previous_finals(out)
+    books = open_books(out, *read_books_input(out, set(found), handed_in))
     for record in rows:  # feedback.md and results.json are written from it, with the final
         write_record(out, record)
-    said = write_outputs(
-        out, rows, not_graded, term, roster, before, True, kept_aside=kept_aside, missing_shards=missing
-    )
-    for line in said:
-        print(line, file=sys.stderr)
+    books.write(rows, not_graded, True, missing_shards=missing)
     whole = f"{len(shards)} shards" + (f", partial: shard {', '.join(missing)} missing" if missing else "")
     print(f"{out / 'gradebook.csv'}: {len(rows)} students from {whole}", file=sys.stderr)
     return rows
-
-
-def _not_graded(path: Path) -> dict[str, str]:
-    try:
-        with open(path, newline="") as file:
-            return {row["student"]: row["why"] for row in csv_rows(file.read())}
-    except (OSError, KeyError):
-        return {}
 
 
 def command(parser: argparse.ArgumentParser):

@@ -19,7 +19,7 @@ in OUT, read on every run of `class` and applied after grading, so a rerun keeps
 - OUT/submitted.csv (student, submitted): when each student handed in (an LMS export). Every
   student with a file to grade needs a row (one without is refused, the closest row named);
   rows naming no student are listed, not refused (an LMS lists the whole course). Without
-  it, the modification time of the file graded, read once (classroom.py keeps it with the
+  it, the modification time of the file graded, read once (records.py keeps it with the
   student's record) and said in the notes.
 
 Names are compared as Unicode's NFC has them, in every file (a name typed on one machine and
@@ -45,6 +45,7 @@ TERM = "term.toml"
 TOTAL = "total"  # an override's check: the final total
 PERIODS = {"day": timedelta(days=1), "hour": timedelta(hours=1)}
 DEFAULT_ASSIGNMENT = "agtool lab"
+POINT_DIGITS = 6  # decimals of the term's numbers (points): more than the books show (:g)
 
 
 class TermError(Exception):
@@ -94,14 +95,22 @@ class Term:
 
 @dataclass(frozen=True)
 class Final:
-    """One student's numbers, every one explained: final = raw - late + override."""
+    """The term's adjustments to one student's checks' total (raw, their record's), every one explained."""
 
-    raw: float
     late: float
     override: float
-    final: float
     hours_late: float  # 0 when on time (or no late policy)
     notes: tuple[str, ...]
+
+    def of(self, raw: float) -> float:
+        """The final score: raw - late + override."""
+        return points(raw - self.late + self.override)
+
+
+def points(value: float) -> float:
+    """value to the term's precision: its numbers are decimals an instructor typed, and 3 * 0.1 is 0.3 of them,
+    not 0.30000000000000004 (the books would show an override of 2.9e-15)."""
+    return round(value, POINT_DIGITS)
 
 
 def same_name(name: str) -> str:
@@ -157,7 +166,7 @@ def apply(term: Term, student: str, raw: float, checks: Mapping[str, float], mod
     if total is not None:
         final = total.points
         notes.append(f"total set to {total.points:g} ({total.reason})")
-    return Final(raw, late, final - raw + late, final, hours, tuple(notes))
+    return Final(points(late), points(final - raw + late), hours, tuple(notes))
 
 
 def handed_in(term: Term, student: str, modified: float | None) -> datetime | None:
@@ -225,7 +234,7 @@ def _points(value, where: str) -> float:
     return float(value)
 
 
-def _rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(line number, row) for each row of a CSV whose header is exactly `columns`."""
     if not path.is_file():
         return []
@@ -256,7 +265,7 @@ def _student(row: dict[str, str], students: set[str], where: str) -> str:
 
 def _read_overrides(path: Path, students: set[str], checks: dict[str, int]) -> dict[str, list[Override]]:
     found: dict[str, list[Override]] = {}
-    for number, row in _rows(path, ("student", "check", "points", "reason")):
+    for number, row in read_rows(path, ("student", "check", "points", "reason")):
         where = f"{path.name} line {number}"
         student = _student(row, students, where)
         check = row["check"]
@@ -285,7 +294,7 @@ def _read_submitted(
     if not path.is_file():
         return None, ()
     # An LMS's export lists the whole course: a row for someone with no entry in DIR is no mistake.
-    rows = [same_name(row["student"]) for _, row in _rows(path, ("student", "submitted"))]
+    rows = [same_name(row["student"]) for _, row in read_rows(path, ("student", "submitted"))]
     unmatched = tuple(sorted({name for name in rows if name not in students}))
     found = _read_times(path, "submitted", students, skip=set(unmatched))
     missing = sorted(handed_in - found.keys())
@@ -312,7 +321,7 @@ def _read_times(
     if path.is_file() and not needs:
         raise TermError(f"{path.name}: extensions need a late policy: add [late] to {TERM}")
     found = {}
-    for number, row in _rows(path, ("student", column)):
+    for number, row in read_rows(path, ("student", column)):
         where = f"{path.name} line {number}"
         if skip and same_name(row["student"]) in skip:
             continue

@@ -20,8 +20,9 @@ import pytest
 import agtool
 from grader.__main__ import main
 from grader.instructor import confined
-from grader.instructor.classroom import find_submissions, grade_class, grade_student
+from grader.instructor.classroom import grade_class, grade_student
 from grader.instructor.sandbox.session import SandboxSession
+from grader.instructor.submissions import find_submissions
 from grader.kit import intake, probing
 from grader.kit.checks import CHECKLISTS, every_check
 from grader.kit.grading import Grade, grade

@@ -23,8 +23,8 @@ import pytest
 
 import agtool
 from grader.__main__ import main
-from grader.instructor.classroom import read_record
 from grader.instructor.graded import Graded
+from grader.instructor.records import read_record
 from grader.instructor.sandbox.confine import Layers
 from tests.instructor.test_class_term import TERM as CLASS_TERM
 from tests.instructor.test_classroom import _number

@@ -11,7 +11,7 @@ import pytest
 
 import agtool
 from grader.__main__ import main
-from grader.instructor.classroom import lab_files, lab_hash
+from grader.instructor.records import lab_files, lab_hash
 from tests.lab.browser_support import ARTIFACTS, chromium  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.grader

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.instructor.classroom import find_submissions, grade_student, read_record
+from grader.instructor.classroom import grade_student
 from grader.instructor.gradebook import gradebook_row
 from grader.instructor.graded import STAGE_NUMBERS, Graded
 from grader.instructor.handout import student_feedback, student_results
-from grader.instructor.term import Term, apply
+from grader.instructor.records import read_record
+from grader.instructor.submissions import find_submissions
+from grader.instructor.term import Term
 from tests.beginners import source
 
 SUBMISSIONS = Path(__file__).parents[1] / "submissions"
@@ -33,8 +35,8 @@ def graded(tmp_path_factory) -> dict[str, tuple[Graded, Path]]:
 
 def views(record: Graded) -> tuple:
     """Every file of a student `class` writes, from their record with an empty term."""
-    applied = record.with_term(apply(Term(), record.student, record.raw, record.checks, record.modified))
-    return student_feedback(applied, 100), student_results(applied, 100), gradebook_row(applied, STAGE_NUMBERS)
+    applied = record.with_term(Term())
+    return student_feedback(applied, 100), student_results(applied, 100), gradebook_row(applied)
 
 
 @pytest.mark.parametrize("student", sorted(FILES))
@@ -63,7 +65,7 @@ def test_the_record_holds_data_not_rendered_text(graded):
 
 def test_the_term_is_never_written_with_the_record(graded):
     record, _ = graded["lea"]
-    applied = record.with_term(apply(Term(), "lea", record.raw, record.checks, record.modified))
+    applied = record.with_term(Term())
     assert applied.to_json() == record.to_json() and applied.final == record.raw
     with pytest.raises(ValueError, match="the term is not applied"):
         _ = record.final

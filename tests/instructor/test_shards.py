@@ -13,6 +13,7 @@ import yaml
 
 import agtool
 from grader.__main__ import main
+from grader.instructor import classroom
 from grader.instructor.shards import Shard, parse_shard
 
 pytestmark = pytest.mark.grader
@@ -158,3 +159,38 @@ def test_merge_refuses_shards_of_two_splits_and_an_out_that_records_no_shard(kla
     (halves / ".shard.json").unlink()
     assert main(["merge", str(halves), "--out", str(tmp_path / "m")]) == 2
     assert "records no shard" in capsys.readouterr().err
+
+
+def test_merge_reads_who_was_not_graded_from_the_shards_record_and_refuses_a_shard_without_one(klass, tmp_path, capsys):
+    """An entry with no row (notes.zip: no submission) is in the shard's record of them, .no_row.json, which
+    merge reads; not_graded.csv is a view, never read back. A shard without that record is refused in one line."""
+    shard, merged = tmp_path / "shard", tmp_path / "merged"
+    assert main(["class", str(klass), "--out", str(shard), "--jobs", "2", "--seed", "4", "--shard", "1/1"]) == 0
+    expected = (shard / "not_graded.csv").read_bytes()
+    assert b"notes.zip" in expected and b"zed" in expected
+    (shard / "not_graded.csv").write_text("student,why\n")
+    assert main(["merge", str(shard), "--out", str(merged)]) == 0
+    assert (merged / "not_graded.csv").read_bytes() == expected
+    (shard / ".no_row.json").unlink()  # a shard an earlier release graded
+    capsys.readouterr()
+    assert main(["merge", str(shard), "--out", str(merged)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"grader merge: {shard / '.no_row.json'}: missing") and err.count("\n") == 1
+
+
+def test_merge_refuses_a_shard_whose_run_stopped_before_grading_everyone(klass, tmp_path, monkeypatch, capsys):
+    """A shard stopped half-way (Ctrl-C, SIGTERM) has written its books: merging it would drop the students it
+    had left to grade without a word. Its record names them, and merge refuses it, in one line."""
+    shard = tmp_path / "shard"
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C before anyone was graded
+
+    monkeypatch.setattr(classroom, "_grade_pending", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        classroom.grade_class(klass, shard, shard=Shard(1, 1), progress=False)
+    capsys.readouterr()
+    assert main(["merge", str(shard), "--out", str(tmp_path / "merged")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"grader merge: {shard}: its run stopped before grading 8 students (amy, ana, ben, …)")
+    assert err.count("\n") == 1
