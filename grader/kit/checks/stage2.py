@@ -380,8 +380,8 @@ GOOD_INCIDENTS = (
 def accepts_good_args():
     """check_args returns None for args that meet the contract, reading TOOLS[name]
 
-    Read the contract of the tool named, TOOLS[name]["args"], when check_args is called; args that
-    meet it give None.
+    Find the contract by the name given, at the call: the table holds other tools too. A refusal
+    here is a rule applied too strictly: the reason your check gave names which.
     """
     return cases()
 
@@ -420,8 +420,8 @@ def unknown_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
 def refuses_unknown_names():
     """check_args refuses a name the contract does not have, even one that is not a str: unknown:<arg>
 
-    Look at every name in args, not only the contract's: a name the contract does not have is
-    unknown:<name> (the model invents sku_id for sku).
+    A loop over the contract's names never meets a name it does not have: walk the names args hold
+    too, and put each into the reason as it is.
     """
     return cases("unknown")
 
@@ -465,9 +465,8 @@ def _plant_missing(d):
 def refuses_missing_args():
     """check_args refuses an absent required arg (missing:<arg>); an absent optional arg, or a present None, 0, False or "", is not missing
 
-    A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an
-    absent optional arg is fine, and a present value is never missing: None is a value (a type error
-    for a str, fine for any), and so are 0, False and "".
+    Ask whether the name is in args (`name in args`), never whether its value is truthy, and read
+    required with its default: `spec.get("required", True)`.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("missing")
 
@@ -522,8 +521,8 @@ def _plant_type(d):
 def refuses_wrong_types():
     """check_args refuses a value of the wrong type (bool is never an int or a float) and lets an int pass for a float: type:<arg>
 
-    bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. 2.0 is
-    not an int, "2" is not a number; an int is a fine float, and "any" lets every value through.
+    Map each type name to its test, and test bool before int and float: isinstance(True, int) is
+    True, so an int test alone lets True through.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("type")
 
@@ -592,7 +591,7 @@ def refuses_out_of_range():
     """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
 
     Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.
-    Both bounds are inclusive, and an int too big for a float (10 ** 400) is compared as it is.
+    Compare the value as it is, never through float().
     """
     return cases("range")
 
@@ -641,7 +640,8 @@ def _plant_allowed(d):
 def refuses_values_not_allowed():
     """check_args refuses a value not in allowed: allowed:<arg>
 
-    A value must be one of the spec's allowed list: allowed:<arg>.
+    Compare the value as it is with each allowed item: no lowering or stripping ("Seoul" and "seoul "
+    are not "seoul").
     """
     return cases("allowed")
 
@@ -762,9 +762,8 @@ def nested(d) -> Case:
 def checks_inside_nested_args():
     """check_args checks inside dict args (properties) and list args (items, items of items), naming the field by its dotted path
 
-    Check a dict arg's properties as args are checked, and every item of a list arg against items, by
-    every rule of the item spec, allowed too; name the field by its dotted path (type:filter.color), an
-    item by its list (range:points).
+    Write the check of one value as a function of its spec, the value and its path, and call it again
+    for each property and each item, the path grown by a property's name (an item keeps its list's).
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return nested()
 
@@ -803,7 +802,8 @@ def mixed(d) -> Case:
 def names_a_real_failure():
     """check_args names a check that really fails when several do
 
-    With several mistakes, report any one that really fails; never None.
+    Check the names args hold before anything else, then each arg in turn, and return the first reason
+    found.
     """
     return mixed()
 

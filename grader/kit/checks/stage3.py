@@ -250,8 +250,8 @@ EXTRA_KEYS = "Keys the spec does not mention are allowed: check what the contrac
 def accepts_good_values():
     """check_result returns None for a value that meets the returns spec, extra keys and all
 
-    Keys the spec does not mention are allowed: tools add fields over time. Read TOOLS[name]["returns"]
-    when check_result is called.
+    Walk the spec's keys, not the value's: tools add fields over time. A refusal here is a rule
+    applied too strictly: the reason your check gave names which.
     """
     return cases()
 
@@ -345,8 +345,8 @@ def _plant_shape(d):
 def refuses_wrong_shapes():
     """check_result says shape:<key> for a missing key or a value of the wrong type, and lets an int pass for a float
 
-    A missing key or a wrong type is shape:<key>: "4개" is not an int, 4.0 is not an int, and True is not
-    an int (bool is a subclass of int); 10 is a fine float, and an any key takes every type.
+    Ask `key in value` before anything else about a key, then its type, testing bool before int:
+    isinstance(True, int) is True.
     """
     return cases("shape")
 
@@ -404,8 +404,8 @@ def _plant_empty(d):
 def refuses_empty_values():
     """check_result says empty:<key> for an empty list, dict or str (an any key's too) unless allow_empty, and only for those
 
-    An empty list, dict or str is not "no problem": empty:<key>, unless the spec says allow_empty=True.
-    0, False and None are values, not empty ones.
+    Test emptiness by kind and length (a list, dict or str of len 0), never by truth: `not value` is
+    True for 0, False and None too.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("empty")
 
@@ -441,7 +441,8 @@ def _plant_too_big(d):
 def refuses_long_lists():
     """check_result says too_big:<key> for a list longer than max_len, and passes exactly max_len
 
-    A list longer than max_len is too_big:<key> (20 rows where 2 were asked); max_len items are fine.
+    Compare len(value) with max_len only where the spec has one, and with >: 20 rows where 2 were asked
+    is an endpoint that ignored limit.
     """
     return cases("too_big")
 
@@ -504,8 +505,8 @@ def range_hint(returns: dict, value: dict, field: str, passed: bool) -> str:
 def refuses_out_of_range():
     """check_result says range:<key> for a number outside min..max (both inclusive), NaN too where there is a bound
 
-    A number outside min..max is range:<key>; NaN too (every comparison with NaN is False, so write `not
-    value >= min`), and an int too big for a float (10 ** 400) is compared as it is, never through float().
+    NaN fails every comparison, so test that a value lies within each bound (`not value >= min` for one
+    below min), never that it lies outside; and never turn it into a float: 10 ** 400 has none.
     """
     return cases("range")
 
@@ -564,8 +565,8 @@ def bad_items(d) -> Case:
 def checks_every_item():
     """check_result checks each item of a list against items, items of items too, naming the dotted path (range:rows.qty)
 
-    Check every item of the list against items, and name the field by its dotted path: range:rows.qty,
-    shape:rows.qty.
+    Check an item with the code that checks a value (a function of the specs, the value and the path),
+    called again for each item, the path grown by the list's name.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return bad_items()
 
