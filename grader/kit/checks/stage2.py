@@ -590,7 +590,7 @@ def range_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
 def refuses_out_of_range():
     """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
 
-    Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.
+    NaN compares False with anything, so `value < min` lets NaN through: write `not value >= min`.
     Compare the value as it is, never through float().
     """
     return cases("range")
