@@ -579,11 +579,17 @@ def range_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
     value = args.get(field)
     if passed:
         return RANGE_HINTS["nan" if type(value) is float and value != value else "range"]
+    return edge_of_range(contract[field], value, RANGE_HINTS)
+
+
+def edge_of_range(spec: dict, value: Any, hints: dict[str, str]) -> str:
+    """The edge a good number refused as out of range sits at (stage 3's too): NaN where there is no
+    bound, or a bound itself; "" for any other value."""
     if not isinstance(value, (int, float)):
         return ""
     if value != value:
-        return RANGE_HINTS["nan without bounds"]
-    return RANGE_HINTS["bound"] if value in (contract[field].get("min"), contract[field].get("max")) else ""
+        return hints["nan without bounds"]
+    return hints["bound"] if value in (spec.get("min"), spec.get("max")) else ""
 
 
 @CHECKLIST.check(number=5, points=3, examples=4, always=RANGE_INCIDENTS)

@@ -490,11 +490,7 @@ def range_hint(returns: dict, value: dict, field: str, passed: bool) -> str:
         if type(item) is float and item != item:
             return RANGE_HINTS["nan"]
         return RANGE_HINTS["huge int passed" if type(item) is int and item.bit_length() > 1024 else "range"]
-    if not isinstance(item, (int, float)):
-        return ""
-    if item != item:
-        return RANGE_HINTS["nan without bounds"]
-    return RANGE_HINTS["bound"] if item in (returns[field].get("min"), returns[field].get("max")) else ""
+    return stage2.edge_of_range(returns[field], item, RANGE_HINTS)
 
 
 @CHECKLIST.check(number=6, points=2, examples=4, always=RANGE_INCIDENTS)
