@@ -28,13 +28,14 @@ def words(text: str) -> list[str]:
 def repeated(text: str, others: list[str]) -> str:
     """The longest run of words text shares with any of others."""
     mine = words(text)
-    runs = []
+    longest: list[str] = []
     for other in map(words, others):
         found = difflib.SequenceMatcher(None, mine, other, autojunk=False).find_longest_match(
             0, len(mine), 0, len(other)
         )
-        runs.append(mine[found.a : found.a + found.size])
-    return " ".join(max(runs, key=len, default=[]))
+        if found.size > len(longest):
+            longest = mine[found.a : found.a + found.size]
+    return " ".join(longest)
 
 
 def hints_of(stage: int) -> list[str]:
