@@ -13,7 +13,6 @@ from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F40
 from grader.kit import draw
 from grader.kit.boundary import spies, values
 from grader.kit.boundary.values import py
-from grader.kit.probing import Mismatch
 
 OK_BODY: list[dict[str, Any]] = [{"return": {}}]
 
@@ -129,29 +128,11 @@ def safe_values(d, specs: dict) -> dict:
 # A case of theirs is (table, tool, calls): each call gives the function one value to judge
 # against one part of the tool's entry ("args" or "returns").
 
-Advise = Callable[[Any, Any, list[str], dict], str]  # (spec, value, expected reasons, result) -> hint
-
 
 def expect_reasons(case: Any, part: str, reasons: Callable[[Any, Any], Iterable[str]]) -> list[list[str]]:
     """Per call, every reason that really fails (any one is right), from the oracle's `reasons`."""
     spec = values.decode(case.table[case.tool][part])
     return [sorted(reasons(spec, values.decode(given))) for given in case.calls]
-
-
-def compare_reasons(
-    case: Any, fn: str, part: str, expected: list[list[str]], observation: dict, advise: Advise
-) -> Mismatch | None:
-    """The first call whose answer is no right reason (nor None where nothing fails), with its hint."""
-    spec = values.decode(case.table[case.tool][part])
-    for given, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
-        if not reason_ok(value_of(result), reasons):
-            return Mismatch(
-                f"{fn}({case.tool!r}, {py(given, 10_000)})",
-                one_of(reasons),
-                got_text(result),
-                advise(spec, values.decode(given), reasons, result),
-            )
-    return None
 
 
 # ── writing a case as Python ─────────────────────────────────────────────────

@@ -1,33 +1,29 @@
 """Stage 2 · check_args(name, args): the args checked against the contract, before the call.
 
-A case is a table (one tool, and a decoy only where reading TOOLS[name] is the
-point) and a few args dicts for that tool. Any reason naming a check that really
-fails is right (oracle.arg_reasons).
+A case is a table (one tool, and a decoy only where reading TOOLS[name] is the point) and a few args
+dicts for that tool. Any reason naming a check that really fails is right (oracle.arg_reasons).
 
-One mistake costs one check. Each check owns both sides of its rule: what the
-rule refuses, and the edges it lets through (2.5 refuses 0 for min 1 and accepts 1;
-2.4 refuses True for an int and accepts 10 for a float; 2.3 accepts an absent
-optional arg). Everything else in a check's cases is strictly valid and away from
-every other rule's edges: numbers strictly inside their bounds and never 0, a
-float arg given a float, every optional arg present with a truthy value, no "any"
-arg and no nesting outside the checks about them. 2.7's bad nested values each
-break two rules at once, so only a check that never looks inside misses them all.
+One mistake costs one check. Each check owns both sides of its rule: what the rule refuses, and the
+edges it lets through (2.5 refuses 0 for min 1 and accepts 1; 2.4 refuses True for an int and accepts
+10 for a float; 2.3 accepts an absent optional arg). Everything else in a check's cases is strictly
+valid and away from every other rule's edges (`cases`). 2.7's bad nested values each break two rules
+at once, so only a check that never looks inside misses them all. A check's fixed cases (tried under
+every seed) hold every edge of its rule, so a verdict never hangs on the seed; the draws only add.
 
-Fixed cases (`INCIDENTS`, tried under every seed) hold every edge of every rule,
-so a verdict never hangs on the seed; the random draws only add to them. Where a
-case sits where two rules meet (a name that is no str inside a dict arg: 2.2 and
-2.7; an item that breaks only its allowed list: 2.7 and 2.6), a control call of the
-other rule comes with it (`Case.controls`): the call is judged only when the control
-is answered right, so that a module that ignores the other rule altogether loses
-that rule's check alone.
+Where a case sits where two rules meet (a name that is no str inside a dict arg: 2.2 and 2.7; an item
+that breaks only its allowed list: 2.7 and 2.6), a control call of the other rule comes with it
+(`Case.controls`): the call is judged only when the control is answered right, so that a module that
+ignores the other rule altogether loses that rule's check alone.
 
-What every reasonable spelling shares is judged, not the reference's spelling,
-where nothing later reads the rest (`right_reason`): a name that is no str may
-follow unknown: as the student likes, so long as it names no field of the contract;
-an item may be named with its position after its list's name (points.1, points[1]).
+What every reasonable spelling shares is judged, not the reference's spelling, where nothing later
+reads the rest (`right_reason`): a name that is no str may follow unknown: as the student likes, so
+long as it names no field of the contract; an item may be named with its position after its list's
+name (points.1, points[1]).
+
+First what the whole stage shares; then a section a check, holding its fixed cases, the draw of its
+other cases, the hints only it gives, and the check.
 """
 
-import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,6 +50,8 @@ from grader.kit.checks.common import (
 )
 from grader.kit.oracle_access import oracle
 from grader.kit.probing import Checklist, Mismatch
+
+# ── the stage's case, request, judge and show ───────────────────────────────
 
 
 @dataclass(frozen=True)
@@ -114,15 +112,16 @@ def shown(value: Any) -> str:
 _POWER_OF_TEN = re.compile(r"(?<![\w.'\"])(-?)1(0{30,})(?![\w.'\"])")  # an int, not inside a str
 
 
+def show(case: Case) -> str:
+    return show_table(case.table, ("args",))
+
+
+CHECKLIST = Checklist(2, probe, show, expect, compare)
+
+
 # ── what every reasonable spelling of a reason shares ────────────────────────
 
 _POSITION = re.compile(r"\[(\d+)\]")
-
-
-UNKNOWN_FIRST = (
-    "Report names the contract does not have before anything else (unknown:<name>): a misspelt arg is missing "
-    "too, and stage 6 can rename the misspelling, where it has no fix for args:missing."
-)
 
 
 def first_reasons(contract: dict, args: Any, reasons: list[str]) -> list[str]:
@@ -217,82 +216,16 @@ def holds_odd_name(contract: dict, args: Any) -> bool:
     return in_dict(contract, args)
 
 
-def show(case: Case) -> str:
-    return show_table(case.table, ("args",))
-
-
-CHECKLIST = Checklist(2, probe, show, expect, compare)
-
-
 # ── the hint for what was observed ───────────────────────────────────────────
-# Chosen from the case, the expected reasons and the answer alone (no oracle), so
-# the student kit's public probes give the same hint. "" keeps the check's own.
+# Chosen from the case, the expected reasons and the answer alone (no oracle), so the student
+# kit's public probes give the same hint; "" keeps the check's own. `advise` tells what went
+# wrong (a raise, a good value refused, a bad one let through, a reason naming the wrong field),
+# then the check of the reason at stake picks: its `*_hint(contract, args, field, passed)`.
 
-HINTS = {
-    "non-str name": (
-        "An arg name need not be a str: {1: 2} has the name 1, at the top or inside a dict arg, and it is "
-        "unknown:1 (unknown:where.1) all the same. Your check raised building that reason: joining a str and "
-        "an int with + raises TypeError. Any name must go into the reason."
-    ),
-    "raised": (
-        "check_args answers with None or a reason, never an exception: check a value's type before you "
-        "compare it, take its len() or look inside it."
-    ),
-    "huge int": (
-        "The value is an int too big for a float (10 ** 400): turning it into a float, as math.isnan does, "
-        "raises OverflowError. The rule compares it as it is: Python compares an int with any number exactly, "
-        "and only a float can be NaN."
-    ),
-    "unknown": (
-        "Look at every name in args, not only the contract's: a name the contract does not have is "
-        "unknown:<name> (the model invents sku_id for sku)."
-    ),
-    "missing": (
-        'A required arg (required is True unless the spec says "required": False) that is absent is missing:<arg>.'
-    ),
-    "optional": 'An absent optional arg ("required": False) is fine: only a required arg is ever missing.',
-    "falsy": (
-        "A present arg is never missing, even when its value is None, 0, False or an empty str: missing means "
-        "the name is absent from args. A test of the value's truth counts those falsy values missing."
-    ),
-    "bool": (
-        "bool is a subclass of int in Python (isinstance(True, int) is True), yet in the contract True is "
-        "never an int or a float: a bool passes only for bool and any."
-    ),
-    "float for int": "2.0 is a float, not an int: an int arg takes only int values.",
-    "int for float": ("An int is a fine float: 10 passes for a float arg, though isinstance(10, float) is False."),
-    "any": '"any" lets every value through: None, True, NaN, a list, anything.',
-    "dict subclass": (
-        "The value is an OrderedDict, as json.loads(..., object_pairs_hook=OrderedDict) makes: a dict subclass, "
-        "so a dict (isinstance says so), and it passes for a dict arg. A test of the exact type refuses it."
-    ),
-    "type": 'A value of the wrong type is type:<arg>: "2" is not a number, a tuple is not a list.',
-    "nan": (
-        "The value is NaN, and every comparison with NaN is False: asked whether NaN is below min, Python says "
-        'no, so a test for "outside" lets it through. The rule: NaN lies within no bound, so a value passes '
-        "only when it is shown to lie within the bounds."
-    ),
-    "nan without bounds": (
-        "NaN is refused only by a bound: a float arg with no min and no max lets NaN "
-        "through (range:<arg> needs a min or a max to break)."
-    ),
-    "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
-    "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec has it.",
-    "allowed": "A value must be one of the spec's allowed list: allowed:<arg>.",
-    "allowed bool": (
-        "The value and an item of the allowed list are equal in Python (True == 1), but one is a bool and the "
-        "other a number: bool is never an int, in an allowed list too, so the value is not allowed. The value "
-        "and the allowed item must be of the same kind as well as equal."
-    ),
-    "path": (
-        "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
-        "is named by its list, at any depth (range:points)."
-    ),
-    "nested": (
-        "Check a dict arg's properties as args are checked, and every item of a list arg (items of "
-        "items too) against items, by every rule of the item spec: type, range and allowed."
-    ),
-}
+RAISED = (
+    "check_args answers with None or a reason, never an exception: check a value's type before you "
+    "compare it, take its len() or look inside it."
+)
 
 
 def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
@@ -300,148 +233,66 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
     got = value_of(result)
     if "raised" in result:
         if result["raised"].startswith("TypeError") and holds_odd_name(contract, args):
-            return HINTS["non-str name"]
-        if result["raised"].startswith("OverflowError") or _holds_huge_int(args):
-            return HINTS["huge int"]
-        return HINTS["raised"]
+            return UNKNOWN_HINTS["non-str name"]
+        if result["raised"].startswith("OverflowError") or any(
+            type(value) is int and value.bit_length() > 1024 for value in args.values()
+        ):
+            return RANGE_HINTS["huge int"]
+        return RAISED
     nested = any("." in reason.split(":", 1)[1] for reason in reasons) or any(
         spec.get("properties") or spec.get("items") for spec in contract.values() if isinstance(spec, dict)
     )
-    if not reasons:  # a good value was refused: which edge?
+    if not reasons:  # a good value was refused: at which edge of the rule it named?
         if type(got) is not str or ":" not in got:
             return ""
         kind, _, field = got.partition(":")
-        spec, value = contract.get(field), args.get(field, _ABSENT)
         if nested and "." in field:
-            return HINTS["nested"]
-        if spec is None:
+            return NESTED_HINTS["nested"]
+        if field not in contract or kind not in HINT_OF:
             return ""
-        if kind == "missing":
-            return HINTS["optional"] if value is _ABSENT else HINTS["falsy"]
-        if kind == "type":
-            if spec["type"] == "any":
-                return HINTS["any"]
-            if isinstance(value, dict) and type(value) is not dict:
-                return HINTS["dict subclass"]
-            if spec["type"] == "float" and type(value) is int:
-                return HINTS["int for float"]
-        if kind == "range" and isinstance(value, (int, float)):
-            if value != value:
-                return HINTS["nan without bounds"]
-            if value in (spec.get("min"), spec.get("max")):
-                return HINTS["bound"]
-        return ""
-    kinds = {reason.split(":", 1)[0] for reason in reasons}
-    if got is None or type(got) is not str:
+        return HINT_OF[kind](contract, args, field, False)
+    if got is None or type(got) is not str:  # a bad value passed
+        kinds = {reason.split(":", 1)[0] for reason in reasons}
         if nested:
-            return HINTS["nested"]
-        if len(kinds) == 1:
-            (kind,) = kinds
-            field = reasons[0].split(":", 1)[1]
-            value = args.get(field)
-            if kind == "type":
-                if type(value) is bool:
-                    return HINTS["bool"]
-                if type(value) is float and contract[field]["type"] == "int":
-                    return HINTS["float for int"]
-                return HINTS["type"]
-            if kind == "range" and type(value) is float and value != value:
-                return HINTS["nan"]
-            if kind == "unknown" and holds_odd_name(contract, args):
-                return HINTS["non-str name"]
-            if kind == "allowed" and _bool_beside_number(value, contract.get(field, {}).get("allowed", [])):
-                return HINTS["allowed bool"]
-            return HINTS.get(kind, "")
-        return ""
+            return NESTED_HINTS["nested"]
+        if len(kinds) != 1 or not kinds <= set(HINT_OF):
+            return ""
+        return HINT_OF[kinds.pop()](contract, args, reasons[0].split(":", 1)[1], True)
     tail = got.partition(":")[2].split(".")[-1]
     if nested and any(reason.partition(":")[2].split(".")[-1] == tail for reason in reasons):
-        return HINTS["path"]
+        return NESTED_HINTS["path"]
     return ""
 
 
-_ABSENT = object()
-
-
-def _holds_huge_int(args: dict) -> bool:
-    """Is a top-level arg an int too big for a float?"""
-    return any(type(value) is int and value.bit_length() > 1024 for value in args.values())
-
-
-def _bool_beside_number(value, allowed) -> bool:
-    """Is the value equal to an allowed item in Python though one of the two is a bool (True == 1)?"""
-    return any((type(value) is bool) != (type(item) is bool) and value == item for item in allowed)
-
-
 # ── drawing cases ────────────────────────────────────────────────────────────
-# A safe arg is strictly valid and away from every rule's edge: a number strictly
-# inside its bounds and never 0, a float arg's value a float, allowed values from
-# the list, non-empty strs, lists and dicts, True for a bool, no "any", no nesting.
+# A safe arg is strictly valid and away from every rule's edge: a number strictly inside its
+# bounds and never 0, a float arg's value a float, allowed values from the list, non-empty strs,
+# lists and dicts, True for a bool, no "any", no nesting. A plant (a check's, in _PLANTS) is the
+# spec of an arg added for the mistake, and a draw of its bad value (None: the arg is left out).
 
-SAFE_KINDS = ("str", "int", "float", "bool", "list", "dict")
 WIDTH = st.integers(3, 9)
-INSIDE = st.sampled_from((0.25, 0.5, 0.75))
-BLATANT = {"int": "x", "float": "x", "str": 7, "bool": "yes", "list": "x", "dict": "x"}  # wrong, by no edge
 
 
-def _safe_spec(d, kind: str | None = None, item: bool = False) -> dict:
-    kind = kind or draw.pick(d, SAFE_KINDS)
+def safe_bounds(d) -> dict:
+    """A safe number spec's bounds (stage 3's too): none, a min, a max, or both, 3 to 9 apart."""
+    low = d(draw.LOW)
+    return draw.pick(d, ({}, {"min": low, "max": low + d(WIDTH)}, {"min": low}, {"max": low}))
+
+
+def _safe_spec(d, kind: str | None = None) -> dict:
+    kind = kind or draw.pick(d, draw.KINDS)
     spec = {"type": kind}
     if kind in ("int", "float"):
-        low = d(draw.LOW)
-        spec.update(draw.pick(d, ({}, {"min": low, "max": low + d(WIDTH)}, {"min": low}, {"max": low})))
+        spec.update(safe_bounds(d))
     elif kind == "str" and draw.chance(d, 3):
         spec["allowed"] = sorted({draw.pick(d, draw.WORDS) for _ in range(d(st.integers(1, 3)))})
-    if not item and d(draw.BOOL):
+    if d(draw.BOOL):
         spec["required"] = d(draw.BOOL)
     return spec
 
 
-def _safe_contract(d, least: int = 0, most: int = 3) -> dict:
-    return {name: _safe_spec(d) for name in draw.names(d, least, most)}
-
-
-# A plant: the spec of an arg added for the mistake, and its bad value (None: the arg is left out).
-
-
-def _plant_missing(d):
-    return {**_safe_spec(d), "required": True}, None
-
-
-def _plant_type(d):
-    spec = _safe_spec(d, draw.pick(d, ("int", "float", *SAFE_KINDS)))  # numbers twice: True for 1
-    wrong = [value for value in draw.WRONG[spec["type"]] if value]  # a falsy value is 2.3's edge (never missing)
-    return spec, lambda d: draw.pick(d, wrong)
-
-
-def _plant_allowed(d):
-    kind = draw.pick(d, ("str", "int"))
-    if kind == "str":
-        spec = {"type": "str", "allowed": sorted({draw.pick(d, draw.WORDS) for _ in range(d(st.integers(1, 3)))})}
-        return spec, lambda d: draw.pick(d, ("mars", "Seoul", "seoul ", "busan-1"))
-    spec = {"type": "int", "allowed": sorted({d(st.integers(1, 9)) for _ in range(d(st.integers(1, 3)))})}
-    return spec, lambda d: max(spec["allowed"]) + d(st.integers(1, 3))
-
-
-def _plant_blatant(d, how: str):
-    """A mistake of no edge, for 2.8's mixes: a str for a number, a number for a str, a far bound."""
-    if how == "missing":
-        return _plant_missing(d)
-    if how == "allowed":
-        return {"type": "str", "allowed": ["busan", "seoul"]}, lambda d: "mars"
-    if how == "range":
-        return {"type": "int", "min": 1, "max": 9}, lambda d: draw.pick(d, (-100, 100))
-    spec = _safe_spec(d)
-    spec.pop("allowed", None)
-    return spec, lambda d: BLATANT[spec["type"]]
-
-
-_PLANTS: dict[str, Callable[..., tuple]] = {  # mistake: (d) -> (spec, bad value or None)
-    "missing": _plant_missing,
-    "type": _plant_type,
-    "range": plant_range,
-    "allowed": _plant_allowed,
-    **{f"blatant {how}": lambda d, how=how: _plant_blatant(d, how) for how in ("type", "range", "allowed", "missing")},
-}
+def _safe_contract(d) -> dict:
+    return {name: _safe_spec(d) for name in draw.names(d, 0, 2)}
 
 
 @st.composite
@@ -452,7 +303,7 @@ def cases(d, *mistakes: str) -> Case:
     planted = [
         (d(draw.NAMES), *_PLANTS[mistake](d), d(st.integers(0, 3))) for mistake in mistakes if mistake in _PLANTS
     ]
-    contract, carried = _safe_contract(d, 0, 2), {}
+    contract, carried = _safe_contract(d), {}
     for name, spec, bad_value, position in planted:
         name = draw.fresh_name(contract, name)
         contract = draw.with_arg(contract, name, spec, position)
@@ -473,11 +324,409 @@ def cases(d, *mistakes: str) -> Case:
     return Case({tool: entry(args=contract)}, tool, tuple(calls))
 
 
-@st.composite
-def mixed(d) -> Case:
-    """Two or three blatant mistakes of different rules at once (an invented name among them, or not)."""
-    rules = d(st.permutations(("type", "range", "allowed", "missing", "unknown")))[: d(st.integers(2, 3))]
-    return d(cases(*(rule if rule == "unknown" else f"blatant {rule}" for rule in rules)))
+# ── what the fixed cases share ───────────────────────────────────────────────
+# In each check's, the smallest first: the first failing call is the one shown.
+
+# The lab's stock_lookup with a wider limit: every good value strictly inside (the lab's 1..2 has no inside).
+STOCK_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 20}}
+GOOD = {"sku": "A-100", "region": "seoul", "limit": 5}
+WHERE = {"where": {"type": "dict", "properties": {"region": REGION}}}
+
+
+def one(args: dict, *calls: dict, tool: str = "t", **more: Any) -> Case:
+    """One tool with these args, and the calls; more: the Case's literal or controls."""
+    return Case({tool: entry(args=args)}, tool, calls, **more)
+
+
+def stock(*calls: dict) -> Case:
+    """The lab's stock_lookup (with a wider limit), and the calls."""
+    return Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", calls)
+
+
+def intkeys(args: dict) -> dict:
+    """args as JSON spells a dict with a name that is not a str."""
+    return {"$intkeys": [[name, value] for name, value in args.items()]}
+
+
+# ── 2.1 · good args pass ─────────────────────────────────────────────────────
+
+BUDGET_ARGS = {"amount": {"type": "float", "min": 0, "max": 100}, "rush": {"type": "bool", "required": False}}
+GOOD_INCIDENTS = (
+    Case(
+        {"stock_lookup": entry(args=STOCK_ARGS), "budget": entry(args=BUDGET_ARGS)},
+        "budget",
+        ({"amount": 50.5, "rush": True}, {"rush": True, "amount": 12.25}),
+    ),
+    one(
+        {
+            "s": {"type": "str"},
+            "i": {"type": "int", "min": -5, "max": 10},
+            "f": {"type": "float"},
+            "b": {"type": "bool"},
+            "l": {"type": "list"},
+            "d": {"type": "dict"},
+        },
+        {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1, "a"], "d": {"k": 1}},
+    ),
+    # a dict subclass is a dict (json.loads(..., object_pairs_hook=OrderedDict)), in args as in results
+    one({"d": {"type": "dict"}}, {"d": {"$ordered": [["k", 1]]}}),
+    one({}, {}),
+    Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", (GOOD,)),
+    one({"l": {"type": "list"}, "v": {"type": "any"}}, {"l": {"$cycle": [1]}, "v": {"$cycle": ["a"]}}),  # holds itself
+)
+
+
+@CHECKLIST.check(number=1, points=3, examples=4, always=GOOD_INCIDENTS)
+def accepts_good_args():
+    """check_args returns None for args that meet the contract, reading TOOLS[name]
+
+    Find the contract by the name given, at the call: the table holds other tools too. A refusal
+    here is a rule applied too strictly: the reason your check gave names which.
+    """
+    return cases()
+
+
+# ── 2.2 · unknown names ──────────────────────────────────────────────────────
+
+UNKNOWN_INCIDENTS = (
+    one({}, {"x": 1}),
+    one({}, intkeys({1: 2}), intkeys({None: "x"})),
+    stock({**GOOD, "sku_id": "A-100"}, {"max_results": 5, **GOOD}, intkeys({**GOOD, 1: 2})),
+    # inside a dict arg too; the control (a str name inside it) is 2.7's: looking inside at all
+    one(
+        WHERE,
+        {"where": {"region": "busan", "max_qty": 3}},
+        {"where": intkeys({"region": "busan", 1: 2})},
+        controls=((1, 0),),
+    ),
+)
+UNKNOWN_HINTS = {
+    "unknown": "Look at every name in args, not only the contract's: a name the contract does not have is "
+    "unknown:<name> (the model invents sku_id for sku).",
+    "non-str name": "An arg name need not be a str: {1: 2} has the name 1, at the top or inside a dict arg, and it is "
+    "unknown:1 (unknown:where.1) all the same. Your check raised building that reason: joining a str and "
+    "an int with + raises TypeError. Any name must go into the reason.",
+}
+
+
+def unknown_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
+    """An invented name let through; a good name refused as unknown has no hint of its own."""
+    if not passed:
+        return ""
+    return UNKNOWN_HINTS["non-str name" if holds_odd_name(contract, args) else "unknown"]
+
+
+@CHECKLIST.check(number=2, points=3, examples=4, always=UNKNOWN_INCIDENTS)
+def refuses_unknown_names():
+    """check_args refuses a name the contract does not have, even one that is not a str: unknown:<arg>
+
+    A loop over the contract's names never meets a name it does not have: walk the names args hold
+    too, and put each into the reason as it is.
+    """
+    return cases("unknown")
+
+
+# ── 2.3 · missing args ───────────────────────────────────────────────────────
+
+MISSING_INCIDENTS = (
+    one({"sku": {"type": "str", "required": True}}, {}),
+    stock({"region": "seoul", "limit": 5}, {"sku": "A-100", "region": "seoul"}),
+    one({"sku": {"type": "str"}, "rush": {"type": "bool", "required": False}}, {"sku": "A-100"}),
+    one({"note": {"type": "str", "required": False}, "qty": {"type": "int"}}, {}),  # checking goes on after it
+    one(
+        {"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "l": {"type": "list"}},
+        {"n": 0, "b": False, "s": "", "l": []},
+    ),
+    one({"s": {"type": "str"}}, {"s": None}),
+    one({"n": {"type": "int", "required": False}}, {"n": None}),
+    one({"v": {"type": "any"}}, {"v": None}),
+)
+MISSING_HINTS = {
+    "missing": 'A required arg (required is True unless the spec says "required": False) that is absent is '
+    "missing:<arg>.",
+    "optional": 'An absent optional arg ("required": False) is fine: only a required arg is ever missing.',
+    "falsy": "A present arg is never missing, even when its value is None, 0, False or an empty str: missing means "
+    "the name is absent from args. A test of the value's truth counts those falsy values missing.",
+}
+
+
+def missing_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
+    """An absent required arg let through; an absent optional arg, or a present falsy one, refused."""
+    if passed:
+        return MISSING_HINTS["missing"]
+    return MISSING_HINTS["falsy" if field in args else "optional"]
+
+
+def _plant_missing(d):
+    return {**_safe_spec(d), "required": True}, None
+
+
+@CHECKLIST.check(number=3, points=2, examples=4, always=MISSING_INCIDENTS)
+def refuses_missing_args():
+    """check_args refuses an absent required arg (missing:<arg>); an absent optional arg, or a present None, 0, False or "", is not missing
+
+    Ask whether the name is in args (`name in args`), never whether its value is truthy, and read
+    required with its default: `spec.get("required", True)`.
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
+    return cases("missing")
+
+
+# ── 2.4 · types ──────────────────────────────────────────────────────────────
+
+FLOAT = {"x": {"type": "float"}}
+TYPE_INCIDENTS = (
+    one({"n": {"type": "int"}}, {"n": True}, {"n": 2.0}, {"n": "2"}, {"n": [1]}),
+    one(FLOAT, {"x": True}, {"x": "1.5"}, {"x": [1.5]}),
+    one({"x": {"type": "float", "min": 0, "max": 100}}, {"x": 10}, {"x": 0.5}),
+    one(FLOAT, {"x": 10}, {"x": -3}),
+    one({"b": {"type": "bool"}}, {"b": 1}, {"b": "true"}, {"b": 1.0}),
+    one({"s": {"type": "str"}}, {"s": 1}, {"s": True}, {"s": ["a"]}),
+    one({"l": {"type": "list"}}, {"l": {"$tuple": [1, 2]}}, {"l": "ab"}, {"l": {"a": 1}}),
+    one({"d": {"type": "dict"}}, {"d": [1]}, {"d": "x"}, {"d": [["a", 1]]}),
+    one({"v": {"type": "any"}}, {"v": True}, {"v": "x"}, {"v": [1]}, {"v": {"$tuple": [1]}}, {"v": {"a": None}}),
+)
+TYPE_HINTS = {
+    "type": 'A value of the wrong type is type:<arg>: "2" is not a number, a tuple is not a list.',
+    "bool": "bool is a subclass of int in Python (isinstance(True, int) is True), yet in the contract True is "
+    "never an int or a float: a bool passes only for bool and any.",
+    "float for int": "2.0 is a float, not an int: an int arg takes only int values.",
+    "int for float": "An int is a fine float: 10 passes for a float arg, though isinstance(10, float) is False.",
+    "any": '"any" lets every value through: None, True, NaN, a list, anything.',
+    "dict subclass": "The value is an OrderedDict, as json.loads(..., object_pairs_hook=OrderedDict) makes: a dict "
+    "subclass, so a dict (isinstance says so), and it passes for a dict arg. A test of the exact type refuses it.",
+}
+
+
+def type_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
+    """A value of the wrong type let through; an any value, a dict subclass or an int for a float refused."""
+    kind, value = contract[field]["type"], args.get(field)
+    if passed:
+        if type(value) is bool:
+            return TYPE_HINTS["bool"]
+        return TYPE_HINTS["float for int" if type(value) is float and kind == "int" else "type"]
+    if kind == "any":
+        return TYPE_HINTS["any"]
+    if isinstance(value, dict) and type(value) is not dict:
+        return TYPE_HINTS["dict subclass"]
+    return TYPE_HINTS["int for float"] if kind == "float" and type(value) is int else ""
+
+
+def _plant_type(d):
+    spec = _safe_spec(d, draw.pick(d, ("int", "float", *draw.KINDS)))  # numbers twice: True for 1
+    wrong = [value for value in draw.WRONG[spec["type"]] if value]  # a falsy value is 2.3's edge (never missing)
+    return spec, lambda d: draw.pick(d, wrong)
+
+
+@CHECKLIST.check(number=4, points=4, examples=4, always=TYPE_INCIDENTS)
+def refuses_wrong_types():
+    """check_args refuses a value of the wrong type (bool is never an int or a float) and lets an int pass for a float: type:<arg>
+
+    Map each type name to its test, and test bool before int and float: isinstance(True, int) is
+    True, so an int test alone lets True through.
+    """  # noqa: E501 (its first line is the check's title: one line in the report)
+    return cases("type")
+
+
+# ── 2.5 · ranges ─────────────────────────────────────────────────────────────
+
+HUGE = 10**400  # an int no float holds: float(HUGE) and math.isnan(HUGE) raise OverflowError
+RANGE_INCIDENTS = (
+    one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
+    one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
+    one(
+        {"x": {"type": "float", "min": 0.5, "max": 2.5}},
+        {"x": 0.25},
+        {"x": 3.0},
+        {"x": 0.5},
+        {"x": 2.5},
+        {"x": draw.NAN},
+        {"x": 2.5000001},
+    ),
+    one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
+    one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
+    one(FLOAT, {"x": draw.NAN}, {"x": draw.INF}),
+    one({"v": {"type": "any"}}, {"v": draw.NAN}),
+    # ints no float holds: compared as they are, never a crash; for the float arg x, the control
+    # (an int for a float) is 2.4's
+    one(
+        {"n": {"type": "int", "min": 1, "max": 20}, "m": {"type": "int"}, "x": {"type": "float", "max": 100.5}},
+        {"n": 5, "m": HUGE, "x": 5.5},
+        {"n": HUGE, "m": 7, "x": 5.5},
+        {"n": -HUGE, "m": -HUGE, "x": 5.5},
+        {"n": 5, "m": 7, "x": 7},
+        {"n": 5, "m": 7, "x": -HUGE},
+        {"n": 5, "m": 7, "x": HUGE},
+        controls=((4, 3), (5, 3)),
+    ),
+    stock({**GOOD, "limit": 21}, {**GOOD, "limit": -1}, {**GOOD, "limit": 1}, {**GOOD, "limit": 20}),
+)
+RANGE_HINTS = {
+    "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec has it.",
+    "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
+    "nan": "The value is NaN, and every comparison with NaN is False: asked whether NaN is below min, Python says "
+    'no, so a test for "outside" lets it through. The rule: NaN lies within no bound, so a value passes '
+    "only when it is shown to lie within the bounds.",
+    "nan without bounds": "NaN is refused only by a bound: a float arg with no min and no max lets NaN "
+    "through (range:<arg> needs a min or a max to break).",
+    "huge int": "The value is an int too big for a float (10 ** 400): turning it into a float, as math.isnan does, "
+    "raises OverflowError. The rule compares it as it is: Python compares an int with any number exactly, "
+    "and only a float can be NaN.",
+}
+
+
+def range_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
+    """A number outside its bounds (NaN too) let through; NaN without a bound, or a bound itself, refused."""
+    value = args.get(field)
+    if passed:
+        return RANGE_HINTS["nan" if type(value) is float and value != value else "range"]
+    return edge_of_range(contract[field], value, RANGE_HINTS)
+
+
+def edge_of_range(spec: dict, value: Any, hints: dict[str, str]) -> str:
+    """The edge a good number refused as out of range sits at (stage 3's too): NaN where there is no
+    bound, or a bound itself; "" for any other value."""
+    if not isinstance(value, (int, float)):
+        return ""
+    if value != value:
+        return hints["nan without bounds"]
+    return hints["bound"] if value in (spec.get("min"), spec.get("max")) else ""
+
+
+@CHECKLIST.check(number=5, points=3, examples=4, always=RANGE_INCIDENTS)
+def refuses_out_of_range():
+    """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
+
+    NaN compares False with anything, so `value < min` lets NaN through: write `not value >= min`.
+    Compare the value as it is, never through float().
+    """
+    return cases("range")
+
+
+# ── 2.6 · allowed values ─────────────────────────────────────────────────────
+
+ALLOWED_INCIDENTS = (
+    one({"region": REGION}, {"region": "mars"}, {"region": "Seoul"}, {"region": "seoul "}, {"region": "jeju"}),
+    one({"n": {"type": "int", "allowed": [1, 2, 4]}}, {"n": 3}, {"n": 4}),
+    one({"x": {"type": "float", "allowed": [0.5, 1.5]}}, {"x": 1.0}),
+    # bool is never an int, in an allowed list too: True == 1 in Python, yet True is not allowed where 1 is
+    one({"v": {"type": "any", "allowed": [1, "a"]}}, {"v": True}, {"v": 1}, {"v": "a"}),
+    one({"v": {"type": "any", "allowed": [True]}}, {"v": 1}, {"v": 1.0}, {"v": True}),
+    stock({**GOOD, "region": "mars"}),
+)
+ALLOWED_HINTS = {
+    "allowed": "A value must be one of the spec's allowed list: allowed:<arg>.",
+    "allowed bool": "The value and an item of the allowed list are equal in Python (True == 1), but one is a bool "
+    "and the other a number: bool is never an int, in an allowed list too, so the value is not allowed. The value "
+    "and the allowed item must be of the same kind as well as equal.",
+}
+
+
+def allowed_hint(contract: dict, args: dict, field: str, passed: bool) -> str:
+    """A value not allowed let through (a bool equal to an allowed number, or the other way round)."""
+    if not passed:
+        return ""
+    value = args.get(field)
+    bool_beside_number = any(
+        (type(value) is bool) != (type(item) is bool) and value == item
+        for item in contract.get(field, {}).get("allowed", [])
+    )
+    return ALLOWED_HINTS["allowed bool" if bool_beside_number else "allowed"]
+
+
+def _plant_allowed(d):
+    kind = draw.pick(d, ("str", "int"))
+    if kind == "str":
+        spec = {"type": "str", "allowed": sorted({draw.pick(d, draw.WORDS) for _ in range(d(st.integers(1, 3)))})}
+        return spec, lambda d: draw.pick(d, ("mars", "Seoul", "seoul ", "busan-1"))
+    spec = {"type": "int", "allowed": sorted({d(st.integers(1, 9)) for _ in range(d(st.integers(1, 3)))})}
+    return spec, lambda d: max(spec["allowed"]) + d(st.integers(1, 3))
+
+
+@CHECKLIST.check(number=6, points=2, examples=4, always=ALLOWED_INCIDENTS)
+def refuses_values_not_allowed():
+    """check_args refuses a value not in allowed: allowed:<arg>
+
+    Compare the value as it is with each allowed item: no lowering or stripping ("Seoul" and "seoul "
+    are not "seoul").
+    """
+    return cases("allowed")
+
+
+# ── 2.7 · nested args ────────────────────────────────────────────────────────
+
+QTY = {"type": "int", "min": 1, "max": 90}
+NESTED_ARGS = {
+    "filter": {"type": "dict", "properties": {"color": {"type": "str", "allowed": ["blue", "red"]}, "size": QTY}},
+    "points": {"type": "list", "items": QTY},
+}
+FILTER = {"color": "red", "size": 5}
+LISTED = {
+    "sku": {"type": "str", "allowed": ["A-100", "B-200"]},
+    "skus": {"type": "list", "items": {"type": "str", "allowed": ["A-100", "B-200"]}},
+    "grid": {"type": "list", "items": {"type": "list", "items": {"type": "int", "allowed": [1, 2]}}},
+    "where": WHERE["where"],
+}
+LISTED_GOOD = {"sku": "A-100", "skus": ["B-200"], "grid": [[1]], "where": {"region": "busan"}}
+NESTED_INCIDENTS = (
+    one(NESTED_ARGS, {"filter": FILTER, "points": [5, 50]}, tool="search"),
+    one(
+        NESTED_ARGS,
+        {"filter": {"color": "green", "size": "x"}, "points": [5]},
+        {"filter": {"colour": "red", "size": 500}, "points": [5]},
+        {"filter": FILTER, "points": [5, "x", 500]},
+        tool="search",
+    ),
+    # the same with its type names interned, as in the notebook's literal TOOLS: `kind is not "list"`
+    # checks no item there (json.loads' strs, in every other case, catch `kind is "list"`)
+    one(
+        NESTED_ARGS,
+        {"filter": {"color": "green", "size": "x"}, "points": [5]},
+        {"filter": FILTER, "points": [5, "x", 500]},
+        tool="search",
+        literal=True,
+    ),
+    one(
+        {"grid": {"type": "list", "items": {"type": "list", "items": QTY}}},
+        {"grid": [[5, 6], [50]]},
+        {"grid": [[5], ["x", 500]]},
+    ),
+    one(
+        {"rows": {"type": "list", "items": {"type": "dict", "properties": {"region": REGION, "qty": QTY}}}},
+        {"rows": [{"region": "busan", "qty": 5}]},
+        {"rows": [{"region": "busan", "qty": 5}, {"region": "mars", "qty": "x"}]},
+    ),
+    one(
+        {
+            "where": {
+                "type": "dict",
+                "properties": {
+                    "skus": {"type": "list", "items": QTY},
+                    "inner": {"type": "dict", "properties": {"qty": QTY}},
+                },
+            }
+        },
+        {"where": {"skus": [5], "inner": {"qty": 5}}},
+        {"where": {"skus": ["x", 500], "inner": {"qty": 5}}},
+        {"where": {"skus": [5], "inner": {"qty": "x", "extra": 1}}},
+    ),
+    # items that break their allowed list alone, at every depth; the control (a top-level allowed
+    # arg) is 2.6's: a module that checks allowed nowhere loses 2.6, not this check too
+    one(
+        LISTED,
+        {**LISTED_GOOD, "sku": "Z-999"},
+        {**LISTED_GOOD, "skus": ["A-100", "Z-999"]},
+        {**LISTED_GOOD, "grid": [[1], [2, 3]]},
+        {**LISTED_GOOD, "where": {"region": "mars"}},
+        LISTED_GOOD,
+        controls=((1, 0), (2, 0), (3, 0)),
+    ),
+)
+NESTED_HINTS = {  # advise gives these itself: a nested field's reason names no top-level arg
+    "nested": "Check a dict arg's properties as args are checked, and every item of a list arg (items of "
+    "items too) against items, by every rule of the item spec: type, range and allowed.",
+    "path": "Inside a dict arg name the field by its dotted path (type:filter.color); an item of a list arg "
+    "is named by its list, at any depth (range:points).",
+}
 
 
 @st.composite
@@ -486,7 +735,7 @@ def nested(d) -> Case:
     inside it that breaks two rules at once; beside safe args."""
     shape = draw.pick(d, ("dict", "list", "list of lists", "list of dicts"))
     bad = d(draw.BOOL)
-    inner = {"type": "int", "min": 1, "max": 90}
+    inner = QTY
     properties = {"region": REGION, "qty": inner}
     good_dict = {"region": "busan", "qty": 50}
     value: Any  # the arg's value: a dict or a list, by shape
@@ -507,7 +756,7 @@ def nested(d) -> Case:
             value[d(st.integers(0, len(value))) : 0] = ["x", 500]
         if shape == "list of lists":
             spec, value = {"type": "list", "items": spec}, [[d(st.integers(2, 89))], value]
-    contract = _safe_contract(d, 0, 2)
+    contract = _safe_contract(d)
     name = draw.fresh_name(contract, d(draw.NAMES))
     contract = draw.with_arg(contract, name, spec, d(st.integers(0, 2)))
     args = {**safe_values(d, {key: spec for key, spec in contract.items() if key != name}), name: value}
@@ -515,313 +764,69 @@ def nested(d) -> Case:
     return Case({tool: entry(args=contract)}, tool, (args,))
 
 
-# ── the lesson's incidents and every rule's edges, tried under every seed ────
-
-# The lab's stock_lookup with a wider limit: every good value strictly inside (the lab's 1..2 has no inside).
-STOCK_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 20}}
-GOOD = {"sku": "A-100", "region": "seoul", "limit": 5}
-BUDGET_ARGS = {"amount": {"type": "float", "min": 0, "max": 100}, "rush": {"type": "bool", "required": False}}
-ALL_KINDS = {
-    "s": {"type": "str"},
-    "i": {"type": "int", "min": -5, "max": 10},
-    "f": {"type": "float"},
-    "b": {"type": "bool"},
-    "l": {"type": "list"},
-    "d": {"type": "dict"},
-}
-
-
-def one(args: dict, *calls: dict, tool: str = "t") -> Case:
-    """One tool with these args, and the calls."""
-    return Case({tool: entry(args=args)}, tool, calls)
-
-
-def intkeys(args: dict) -> dict:
-    """args as JSON spells a dict with a name that is not a str."""
-    return {"$intkeys": [[name, value] for name, value in args.items()]}
-
-
-INT = {"n": {"type": "int"}}
-FLOAT = {"x": {"type": "float"}}
-NESTED_ARGS = {
-    "filter": {
-        "type": "dict",
-        "properties": {
-            "color": {"type": "str", "allowed": ["blue", "red"]},
-            "size": {"type": "int", "min": 1, "max": 90},
-        },
-    },
-    "points": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}},
-}
-GRID = {"grid": {"type": "list", "items": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}}}}
-ROWS = {
-    "rows": {
-        "type": "list",
-        "items": {"type": "dict", "properties": {"region": REGION, "qty": {"type": "int", "min": 1, "max": 90}}},
-    }
-}
-DEEP = {
-    "where": {
-        "type": "dict",
-        "properties": {
-            "skus": {"type": "list", "items": {"type": "int", "min": 1, "max": 90}},
-            "inner": {"type": "dict", "properties": {"qty": {"type": "int", "min": 1, "max": 90}}},
-        },
-    }
-}
-FILTER = {"color": "red", "size": 5}
-WHERE = {"where": {"type": "dict", "properties": {"region": REGION}}}
-HUGE = 10**400  # an int no float holds: float(HUGE) and math.isnan(HUGE) raise OverflowError
-BIG_NUMBERS = {
-    "n": {"type": "int", "min": 1, "max": 20},
-    "m": {"type": "int"},
-    "x": {"type": "float", "max": 100.5},
-}
-LISTED = {
-    "sku": {"type": "str", "allowed": ["A-100", "B-200"]},
-    "skus": {"type": "list", "items": {"type": "str", "allowed": ["A-100", "B-200"]}},
-    "grid": {"type": "list", "items": {"type": "list", "items": {"type": "int", "allowed": [1, 2]}}},
-    "where": WHERE["where"],
-}
-LISTED_GOOD = {"sku": "A-100", "skus": ["B-200"], "grid": [[1]], "where": {"region": "busan"}}
-
-INCIDENTS = {
-    "good": (
-        Case(
-            {"stock_lookup": entry(args=STOCK_ARGS), "budget": entry(args=BUDGET_ARGS)},
-            "budget",
-            ({"amount": 50.5, "rush": True}, {"rush": True, "amount": 12.25}),
-        ),
-        one(ALL_KINDS, {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1, "a"], "d": {"k": 1}}),
-        # a dict subclass is a dict (json.loads(..., object_pairs_hook=OrderedDict)), in args as in results
-        one({"d": {"type": "dict"}}, {"d": {"$ordered": [["k", 1]]}}),
-        one({}, {}),
-        Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", (GOOD,)),
-        one(
-            {"l": {"type": "list"}, "v": {"type": "any"}}, {"l": {"$cycle": [1]}, "v": {"$cycle": ["a"]}}
-        ),  # holds itself
-    ),
-    "unknown": (  # smallest first: the first failing call is the one shown
-        one({}, {"x": 1}),
-        one({}, intkeys({1: 2}), intkeys({None: "x"})),
-        Case(
-            {"stock_lookup": entry(args=STOCK_ARGS)},
-            "stock_lookup",
-            ({**GOOD, "sku_id": "A-100"}, {"max_results": 5, **GOOD}, intkeys({**GOOD, 1: 2})),
-        ),
-        # inside a dict arg too; the control (a str name inside it) is 2.7's: looking inside at all
-        dataclasses.replace(
-            one(WHERE, {"where": {"region": "busan", "max_qty": 3}}, {"where": intkeys({"region": "busan", 1: 2})}),
-            controls=((1, 0),),
-        ),
-    ),
-    "missing": (
-        one({"sku": {"type": "str", "required": True}}, {}),
-        Case(
-            {"stock_lookup": entry(args=STOCK_ARGS)},
-            "stock_lookup",
-            ({"region": "seoul", "limit": 5}, {"sku": "A-100", "region": "seoul"}),
-        ),
-        one({"sku": {"type": "str"}, "rush": {"type": "bool", "required": False}}, {"sku": "A-100"}),
-        one({"note": {"type": "str", "required": False}, "qty": {"type": "int"}}, {}),  # checking goes on after it
-        one(
-            {"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "l": {"type": "list"}},
-            {"n": 0, "b": False, "s": "", "l": []},
-        ),
-        one({"s": {"type": "str"}}, {"s": None}),
-        one({"n": {"type": "int", "required": False}}, {"n": None}),
-        one({"v": {"type": "any"}}, {"v": None}),
-    ),
-    "type": (
-        one(INT, {"n": True}, {"n": 2.0}, {"n": "2"}, {"n": [1]}),
-        one(FLOAT, {"x": True}, {"x": "1.5"}, {"x": [1.5]}),
-        one({"x": {"type": "float", "min": 0, "max": 100}}, {"x": 10}, {"x": 0.5}),
-        one(FLOAT, {"x": 10}, {"x": -3}),
-        one({"b": {"type": "bool"}}, {"b": 1}, {"b": "true"}, {"b": 1.0}),
-        one({"s": {"type": "str"}}, {"s": 1}, {"s": True}, {"s": ["a"]}),
-        one({"l": {"type": "list"}}, {"l": {"$tuple": [1, 2]}}, {"l": "ab"}, {"l": {"a": 1}}),
-        one({"d": {"type": "dict"}}, {"d": [1]}, {"d": "x"}, {"d": [["a", 1]]}),
-        one({"v": {"type": "any"}}, {"v": True}, {"v": "x"}, {"v": [1]}, {"v": {"$tuple": [1]}}, {"v": {"a": None}}),
-    ),
-    "range": (
-        one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
-        one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
-        one(
-            {"x": {"type": "float", "min": 0.5, "max": 2.5}},
-            {"x": 0.25},
-            {"x": 3.0},
-            {"x": 0.5},
-            {"x": 2.5},
-            {"x": draw.NAN},
-            {"x": 2.5000001},
-        ),
-        one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
-        one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
-        one(FLOAT, {"x": draw.NAN}, {"x": draw.INF}),
-        one({"v": {"type": "any"}}, {"v": draw.NAN}),
-        # ints no float holds: compared as they are, never a crash; for the float arg x, the control
-        # (an int for a float) is 2.4's
-        dataclasses.replace(
-            one(
-                BIG_NUMBERS,
-                {"n": 5, "m": HUGE, "x": 5.5},
-                {"n": HUGE, "m": 7, "x": 5.5},
-                {"n": -HUGE, "m": -HUGE, "x": 5.5},
-                {"n": 5, "m": 7, "x": 7},
-                {"n": 5, "m": 7, "x": -HUGE},
-                {"n": 5, "m": 7, "x": HUGE},
-            ),
-            controls=((4, 3), (5, 3)),
-        ),
-        Case(
-            {"stock_lookup": entry(args=STOCK_ARGS)},
-            "stock_lookup",
-            ({**GOOD, "limit": 21}, {**GOOD, "limit": -1}, {**GOOD, "limit": 1}, {**GOOD, "limit": 20}),
-        ),
-    ),
-    "allowed": (
-        one({"region": REGION}, {"region": "mars"}, {"region": "Seoul"}, {"region": "seoul "}, {"region": "jeju"}),
-        one({"n": {"type": "int", "allowed": [1, 2, 4]}}, {"n": 3}, {"n": 4}),
-        one({"x": {"type": "float", "allowed": [0.5, 1.5]}}, {"x": 1.0}),
-        # bool is never an int, in an allowed list too: True == 1 in Python, yet True is not allowed where 1 is
-        one({"v": {"type": "any", "allowed": [1, "a"]}}, {"v": True}, {"v": 1}, {"v": "a"}),
-        one({"v": {"type": "any", "allowed": [True]}}, {"v": 1}, {"v": 1.0}, {"v": True}),
-        Case({"stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", ({**GOOD, "region": "mars"},)),
-    ),
-    "nested": (
-        one(NESTED_ARGS, {"filter": FILTER, "points": [5, 50]}, tool="search"),
-        one(
-            NESTED_ARGS,
-            {"filter": {"color": "green", "size": "x"}, "points": [5]},
-            {"filter": {"colour": "red", "size": 500}, "points": [5]},
-            {"filter": FILTER, "points": [5, "x", 500]},
-            tool="search",
-        ),
-        # the same with its type names interned, as in the notebook's literal TOOLS: `kind is not "list"`
-        # checks no item there (json.loads' strs, in every other case, catch `kind is "list"`)
-        dataclasses.replace(
-            one(
-                NESTED_ARGS,
-                {"filter": {"color": "green", "size": "x"}, "points": [5]},
-                {"filter": FILTER, "points": [5, "x", 500]},
-                tool="search",
-            ),
-            literal=True,
-        ),
-        one(GRID, {"grid": [[5, 6], [50]]}, {"grid": [[5], ["x", 500]]}),
-        one(
-            ROWS,
-            {"rows": [{"region": "busan", "qty": 5}]},
-            {"rows": [{"region": "busan", "qty": 5}, {"region": "mars", "qty": "x"}]},
-        ),
-        one(
-            DEEP,
-            {"where": {"skus": [5], "inner": {"qty": 5}}},
-            {"where": {"skus": ["x", 500], "inner": {"qty": 5}}},
-            {"where": {"skus": [5], "inner": {"qty": "x", "extra": 1}}},
-        ),
-        # items that break their allowed list alone, at every depth; the control (a top-level allowed
-        # arg) is 2.6's: a module that checks allowed nowhere loses 2.6, not this check too
-        dataclasses.replace(
-            one(
-                LISTED,
-                {**LISTED_GOOD, "sku": "Z-999"},
-                {**LISTED_GOOD, "skus": ["A-100", "Z-999"]},
-                {**LISTED_GOOD, "grid": [[1], [2, 3]]},
-                {**LISTED_GOOD, "where": {"region": "mars"}},
-                LISTED_GOOD,
-            ),
-            controls=((1, 0), (2, 0), (3, 0)),
-        ),
-    ),
-    "mixed": (
-        Case(
-            {"stock_lookup": entry(args=STOCK_ARGS)},
-            "stock_lookup",
-            ({"sku_id": "A-100", "region": "mars", "limit": "x"}, {"region": "mars", "limit": 500}),
-        ),
-    ),
-}
-
-
-# ── the checks ───────────────────────────────────────────────────────────────
-
-
-@CHECKLIST.check(number=1, points=3, examples=4, always=INCIDENTS["good"])
-def accepts_good_args():
-    """check_args returns None for args that meet the contract, reading TOOLS[name]
-
-    Read the contract of the tool named, TOOLS[name]["args"], when check_args is called; args that
-    meet it give None.
-    """
-    return cases()
-
-
-@CHECKLIST.check(number=2, points=3, examples=4, always=INCIDENTS["unknown"])
-def refuses_unknown_names():
-    """check_args refuses a name the contract does not have, even one that is not a str: unknown:<arg>
-
-    Look at every name in args, not only the contract's: a name the contract does not have is
-    unknown:<name> (the model invents sku_id for sku).
-    """
-    return cases("unknown")
-
-
-@CHECKLIST.check(number=3, points=2, examples=4, always=INCIDENTS["missing"])
-def refuses_missing_args():
-    """check_args refuses an absent required arg (missing:<arg>); an absent optional arg, or a present None, 0, False or "", is not missing
-
-    A required arg (required is True unless the spec says False) that is absent is missing:<arg>; an
-    absent optional arg is fine, and a present value is never missing: None is a value (a type error
-    for a str, fine for any), and so are 0, False and "".
-    """  # noqa: E501 (its first line is the check's title: one line in the report)
-    return cases("missing")
-
-
-@CHECKLIST.check(number=4, points=4, examples=4, always=INCIDENTS["type"])
-def refuses_wrong_types():
-    """check_args refuses a value of the wrong type (bool is never an int or a float) and lets an int pass for a float: type:<arg>
-
-    bool is a subclass of int in Python: isinstance(True, int) is True, so test for bool first. 2.0 is
-    not an int, "2" is not a number; an int is a fine float, and "any" lets every value through.
-    """  # noqa: E501 (its first line is the check's title: one line in the report)
-    return cases("type")
-
-
-@CHECKLIST.check(number=5, points=3, examples=4, always=INCIDENTS["range"])
-def refuses_out_of_range():
-    """check_args refuses a number outside min..max (both inclusive), NaN too where there is a bound: range:<arg>
-
-    Every comparison with NaN is False, so `value < min` lets NaN through: write `not value >= min`.
-    Both bounds are inclusive, and an int too big for a float (10 ** 400) is compared as it is.
-    """
-    return cases("range")
-
-
-@CHECKLIST.check(number=6, points=2, examples=4, always=INCIDENTS["allowed"])
-def refuses_values_not_allowed():
-    """check_args refuses a value not in allowed: allowed:<arg>
-
-    A value must be one of the spec's allowed list: allowed:<arg>.
-    """
-    return cases("allowed")
-
-
-@CHECKLIST.check(number=7, points=2, examples=4, always=INCIDENTS["nested"])
+@CHECKLIST.check(number=7, points=2, examples=4, always=NESTED_INCIDENTS)
 def checks_inside_nested_args():
     """check_args checks inside dict args (properties) and list args (items, items of items), naming the field by its dotted path
 
-    Check a dict arg's properties as args are checked, and every item of a list arg against items, by
-    every rule of the item spec, allowed too; name the field by its dotted path (type:filter.color), an
-    item by its list (range:points).
+    Write the check of one value as a function of its spec, the value and its path, and call it again
+    for each property and each item, the path grown by a property's name (an item keeps its list's).
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return nested()
 
 
-@CHECKLIST.check(number=8, points=1, examples=4, always=INCIDENTS["mixed"])
+# ── 2.8 · several mistakes ───────────────────────────────────────────────────
+
+MIXED_INCIDENTS = (stock({"sku_id": "A-100", "region": "mars", "limit": "x"}, {"region": "mars", "limit": 500}),)
+UNKNOWN_FIRST = (  # compare gives it to any check: a real reason, but not the first
+    "Report names the contract does not have before anything else (unknown:<name>): a misspelt arg is missing "
+    "too, and stage 6 can rename the misspelling, where it has no fix for args:missing."
+)
+BLATANT = {"int": "x", "float": "x", "str": 7, "bool": "yes", "list": "x", "dict": "x"}  # wrong, by no edge
+
+
+def _plant_blatant(d, how: str):
+    """A mistake of no edge, for 2.8's mixes: a str for a number, a number for a str, a far bound."""
+    if how == "missing":
+        return _plant_missing(d)
+    if how == "allowed":
+        return {"type": "str", "allowed": ["busan", "seoul"]}, lambda d: "mars"
+    if how == "range":
+        return {"type": "int", "min": 1, "max": 9}, lambda d: draw.pick(d, (-100, 100))
+    spec = _safe_spec(d)
+    spec.pop("allowed", None)
+    return spec, lambda d: BLATANT[spec["type"]]
+
+
+@st.composite
+def mixed(d) -> Case:
+    """Two or three blatant mistakes of different rules at once (an invented name among them, or not)."""
+    rules = d(st.permutations(("type", "range", "allowed", "missing", "unknown")))[: d(st.integers(2, 3))]
+    return d(cases(*(rule if rule == "unknown" else f"blatant {rule}" for rule in rules)))
+
+
+@CHECKLIST.check(number=8, points=1, examples=4, always=MIXED_INCIDENTS)
 def names_a_real_failure():
     """check_args names a check that really fails when several do
 
-    With several mistakes, report any one that really fails; never None.
+    Check the names args hold before anything else, then each arg in turn, and return the first reason
+    found.
     """
     return mixed()
+
+
+# ── each reason's kind: its check's plant (for `cases`) and hint (for `advise`) ──
+
+_PLANTS: dict[str, Callable[..., tuple]] = {  # mistake: (d) -> (spec, bad value or None)
+    "missing": _plant_missing,
+    "type": _plant_type,
+    "range": plant_range,
+    "allowed": _plant_allowed,
+    **{f"blatant {how}": lambda d, how=how: _plant_blatant(d, how) for how in ("type", "range", "allowed", "missing")},
+}
+HINT_OF = {
+    "unknown": unknown_hint,
+    "missing": missing_hint,
+    "type": type_hint,
+    "range": range_hint,
+    "allowed": allowed_hint,
+}
