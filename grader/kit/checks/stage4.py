@@ -421,8 +421,8 @@ UNKNOWNS = tools_with(
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
-    Test that the name is a str before `name in TOOLS`: a list cannot be looked up in a dict, and the
-    lookup itself would raise where the door must answer with an envelope.
+    Test that the name is a str before `name in TOOLS`: for a list, that lookup itself raises TypeError,
+    where the door must answer with an envelope.
     """
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown tool", "args not a dict")))
 
