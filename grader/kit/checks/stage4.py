@@ -409,11 +409,11 @@ def answers_ok():
 
 # ── 4.2 · an unknown tool, args that are no dict ─────────────────────────────
 
+NO_TOOL = ("stock_lookup_v3", "", "Stock_lookup")
+NO_STR: tuple = (5, None, 1.5, True, ["stock_lookup"], {"name": "stock_lookup"}, {"$tuple": ["stock_lookup"]})
 NOT_DICTS_SHOWN: tuple = ("sku=A-100", None, 3, [], [["sku", "A-100"]], {"$tuple": []})
-UNKNOWN_NAMES: tuple = ("stock_lookup_v3", "", "Stock_lookup", 5, None, 1.5, True, ["stock_lookup"])
-UNKNOWN_NAMES += ({"name": "stock_lookup"}, {"$tuple": ["stock_lookup"]})
 UNKNOWNS = tools_with(
-    STOCK, *[(name, GOOD_ARGS) for name in UNKNOWN_NAMES], *[("stock_lookup", args) for args in NOT_DICTS_SHOWN]
+    STOCK, *[(name, GOOD_ARGS) for name in NO_TOOL + NO_STR], *[("stock_lookup", args) for args in NOT_DICTS_SHOWN]
 )
 
 
@@ -442,7 +442,10 @@ BAD_ARGS = (
 )
 
 
-@CHECKLIST.check(number=3, points=3, examples=4, always=(tools_with(STOCK, *[("stock_lookup", a) for a in BAD_ARGS]),))
+REFUSED = tools_with(STOCK, *[("stock_lookup", args) for args in BAD_ARGS])
+
+
+@CHECKLIST.check(number=3, points=3, examples=4, always=(REFUSED,))
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 

@@ -17,12 +17,7 @@ the call it remembers and never be the same object; for an ok value JSON cannot 
 exactly (a set, a tuple, a key 1, a list that holds itself: 5.6) not remembering it and
 remembering it exactly are both right, so there the body runs are not judged.
 
-Fixed cases hold every edge: each value JSON cannot hold, a list that holds
-itself, strs that read like NaN, nesting 40 deep, the 14,000-bit boundary for ints, names
-that are no str, args that are no dict, a name that runs into its args ("t1", 2 and "t", 12).
-Deeper nesting is not sent: near Python's recursion limit whether a correct module answers
-depends on how deep the caller's stack already is (the self-check runs in a notebook's
-kernel, the grade in a child), so no answer there could be judged the same in both.
+Each check's fixed cases hold every edge of its rule, so a verdict never hangs on the seed.
 """
 
 import functools
@@ -338,7 +333,11 @@ def nest(depth: int, leaf: Any, flip: bool = False) -> dict:
 
 
 NESTED: dict[str, Any] = {"sku": "A-100", "filter": {"region": "seoul", "min": {"qty": 1, "bay": 2}}}
-FAR = 40  # dicts deep: far deeper than any args a model writes, far from Python's recursion limit
+# Dicts deep: far deeper than any args a model writes, far from Python's recursion limit. Deeper nesting
+# is not sent: near the limit whether a correct module answers depends on how deep the caller's stack
+# already is (the self-check runs in a notebook's kernel, the grade in a child), so no answer there could
+# be judged the same in both.
+FAR = 40
 
 
 # ── 5.1 · equal args, one key ────────────────────────────────────────────────
