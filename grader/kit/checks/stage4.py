@@ -8,10 +8,9 @@ grader's own while this stage is probed.
 
 One mistake costs one check: 4.1 alone judges the envelope's form (exact keys,
 value None on a failure); 4.2-4.6 judge ok, error and the body runs of their
-own path only. Fixed cases (`INCIDENTS`) hold every edge of every rule (each
-exception family, KeyboardInterrupt, SystemExit, GeneratorExit and asyncio's
-CancelledError, names that are no str, args that are no dict), so a verdict never
-hangs on the seed.
+own path only. Fixed cases hold every edge of every rule (each exception family,
+KeyboardInterrupt, SystemExit, GeneratorExit and asyncio's CancelledError, names
+that are no str, args that are no dict), so a verdict never hangs on the seed.
 
 What every reasonable spelling shares is judged, not the reference's spelling,
 where nothing later reads the rest (`right_error`): tool:raised: names the class by
@@ -45,7 +44,7 @@ from grader.kit.checks.common import (
 from grader.kit.oracle_access import oracle
 from grader.kit.probing import Checklist, Mismatch
 
-ENVELOPE_KEYS = ["error", "ok", "value"]
+# ── the stage's case, request, judge and show, shared by its checks ──────────
 
 
 @dataclass(frozen=True)
@@ -75,16 +74,19 @@ def expect(case: Case) -> list[dict]:
             expected.append({"raises": type(error).__name__, "runs": {name: 1}})
             continue
         runs = {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]}
-        tool = tools.get(name, {"args": {}, "returns": {}, "fn": None}) if isinstance(name, str) else {}
+        tool = tools.get(name, {}) if isinstance(name, str) else {}
         last = spies[name].last if runs else None
         errors = oracle.door_errors(envelope["error"], tool.get("args", {}), args, tool.get("returns", {}), last)
         expected.append({**answer(envelope, runs, errors), "returned": values.to_plain(last)})
     return expected
 
 
+def answer(envelope: dict, runs: dict, errors: set) -> dict:
+    """One expected door answer as data: the envelope, the errors that are right too, the body runs."""
+    return {"envelope": values.to_plain(envelope), "errors": sorted(errors, key=repr), "runs": runs}
+
+
 RAISED = "tool:raised:"
-
-
 _NO_NAME = object()  # the call's name is not known (stage 5's judge): no tool:unknown spelling is read
 
 
@@ -126,84 +128,30 @@ def read_spelling(table: dict, name: Any, args: Any, want: dict, result: dict) -
     return {**result, "value": {**got, "error": want["envelope"]["error"]}}
 
 
-def answer(envelope: dict, runs: dict, errors: set) -> dict:
-    """One expected door answer as data: the envelope, the errors that are right too, the body runs."""
-    return {"envelope": values.to_plain(envelope), "errors": sorted(errors, key=repr), "runs": runs}
+# The hints more than one check gives; a check's own are in its section.
+HINTS = {
+    "form": 'The door returns exactly {"ok": ..., "value": ..., "error": ...}, whatever happened.',
+    "raised": "An exception from the tool's body got out of the door: any Exception there becomes "
+    "tool:raised:<its class's name> in an envelope, so that one broken tool never ends the agent's run.",
+    "type error": "An exception got out of the door: a name that is not a str (a list cannot be looked up in "
+    "a dict) is tool:unknown:<name>; args that are not a dict are args:shape:args.",
+    "ran": "The body ran on args the door refuses: args are checked before the call, and a refusal "
+    "(args:<reason>) means the body never runs.",
+    "str name": "A name that is a str goes into the reason as it is (tool:unknown:stock_lookup_v3), not its "
+    "repr: as in every reason, the field is the name itself, which the agent reads back.",
+}
+
+Problem = tuple[str, str] | None  # (what is wrong with one answer, its hint), or None when it is right
 
 
-def mismatch(expected: dict, result: dict, exact_keys: bool = False, called: str = "the door") -> str | None:
-    """What is wrong with one observed answer of `called` (the door, or stage 5's call_memo), whole, or None."""
-    envelope, runs = expected["envelope"], expected["runs"]
-    got = result.get("value")
-    if "raised" in result:
-        return f"an exception got out of {called}"
-    if type(got) is not dict or not {"ok", "value", "error"} <= got.keys():
-        return "not an envelope with ok, value and error"
-    if exact_keys and sorted(got) != ENVELOPE_KEYS:
-        return "keys other than ok, value and error"
-    if not (
-        values.same(got["ok"], envelope["ok"])
-        and right_error(expected["errors"], got["error"])
-        and values.same(got["value"], envelope["value"])
-    ):
-        return "another envelope"
-    if runs != result["runs"]:
-        return "the body ran another number of times"
-    return None
-
-
-# Each check judges its own part of an answer, so that one mistake costs one check.
-
-
-def form_problem(expected: dict, result: dict) -> tuple[str, str] | None:
-    """4.1: an ok call gives exactly the ok envelope, the body run once; an envelope with ok False has
-    value None and a str error; an envelope with ok True has error None (and the body's value, where the
-    trusted door ran the body too).
-    Which envelope a failing call deserves, and exceptions out of a failing call, are other checks'."""
-    got = result.get("value")
-    if "envelope" not in expected:
-        return None
-    ok_call = expected["envelope"]["ok"] is True
-    if "raised" in result:
-        return ("an exception got out of the door", HINTS["form"]) if ok_call else None
-    if type(got) is not dict or sorted(got) != ENVELOPE_KEYS:
-        return "not exactly the keys ok, value and error", HINTS["form"]
-    if ok_call:
-        if not values.same(got, expected["envelope"]):
-            if _passed_on_otherwise(expected["envelope"]["value"], got["value"]):
-                return "the body was called with other args than the call gave", HINTS["as given"]
-            return "another envelope", HINTS["ok"]
-        if result["runs"] != expected["runs"]:
-            return "the body ran another number of times", HINTS["ok"]
-        return None
-    if got["ok"] is False:
-        if got["value"] is not None:
-            return "a failure must have value None", HINTS["failure value"]
-        if type(got["error"]) is not str:
-            return "a failure's error must be a reason (a str)", HINTS["form"]
-        return None
-    if got["ok"] is True:
-        if got["error"] is not None:
-            return "ok with an error", HINTS["form"]
-        if result["runs"] and expected["runs"] and not values.same(got["value"], expected["returned"]):
-            return "ok, but not with the value the body returned", HINTS["ok"]
-        return None
-    return "ok is neither True nor False", HINTS["form"]
-
-
-def _passed_on_otherwise(want: Any, got: Any) -> bool:
-    """Did an echoing body (its value holds "got": the args it was called with) get other args than expected?"""
-    return type(want) is dict and type(got) is dict and "got" in want and not values.same(got.get("got"), want["got"])
-
-
-def refusal_problem(expected: dict, result: dict) -> tuple[str, str] | None:
-    """4.2-4.6: ok False with a right reason (value is 4.1's), the body run as often as it must be;
-    a KeyboardInterrupt, SystemExit or GeneratorExit out of the body gets out of the door."""
+def refusal_problem(expected: dict, result: dict) -> Problem:
+    """The judge of 4.2-4.6: ok False with a right reason (value is 4.1's), the body run as often as it
+    must be; a KeyboardInterrupt, SystemExit or GeneratorExit out of the body gets out of the door."""
     got = result.get("value")
     if "raises" in expected:
         if "raised" in result and result["raised"].split(":")[0] == expected["raises"]:
             return None
-        return f"{expected['raises']} must get out of the door", HINTS["let out"]
+        return f"{expected['raises']} must get out of the door", CATCH_HINTS["let out"]
     if "raised" in result:
         raised = result["raised"].split(":")[0]
         return "an exception got out of the door", HINTS["raised"] if raised != "TypeError" else HINTS["type error"]
@@ -216,23 +164,22 @@ def refusal_problem(expected: dict, result: dict) -> tuple[str, str] | None:
             else "the body ran another number of times"
         ), HINTS["ran"]
     if got["ok"] is not False or got["error"] not in expected["errors"]:
-        return "another ok or error", wrong_error_hint(expected, got["error"]) if got["ok"] is False else ""
+        return "another ok or error", misspelt_hint(expected, got["error"]) if got["ok"] is False else ""
     return None
 
 
-def wrong_error_hint(expected: dict, error) -> str:
-    """The hint for an ok False whose error is wrong, chosen from the right ones and the one given."""
-    if type(error) is not str:
-        return ""
+def misspelt_hint(expected: dict, error) -> str:
+    """The hint for an ok False whose error is of a right kind, spelt wrong ("" for another error)."""
     rights = [right for right in expected["errors"] if type(right) is str]
-    if error.startswith(RAISED) and any(right.startswith(RAISED) for right in rights):
-        return HINTS["class name"]
-    if error.startswith("tool:unknown:") and any(right.startswith("tool:unknown:") for right in rights):
-        return HINTS["str name"]
+    for kind, hint in ((RAISED, CATCH_HINTS["class name"]), ("tool:unknown:", HINTS["str name"])):
+        if type(error) is str and error.startswith(kind) and any(right.startswith(kind) for right in rights):
+            return hint
     return ""
 
 
-def compare_with(judge: Callable[[dict, dict], tuple[str, str] | None]) -> Callable[..., Mismatch | None]:
+def compare_with(judge: Callable[[dict, dict], Problem]) -> Callable[[Case, list[dict], dict], Mismatch | None]:
+    """The compare that judges each call's answer with `judge` and shows the first wrong one."""
+
     def compare(case: Case, expected: list[dict], observation: dict) -> Mismatch | None:
         for (name, args), want, result in zip(case.calls, expected, observation["results"], strict=True):
             problem = judge(want, read_spelling(case.table, name, args, want, result))
@@ -248,45 +195,6 @@ def compare_with(judge: Callable[[dict, dict], tuple[str, str] | None]) -> Calla
         return None
 
     return compare
-
-
-HINTS = {
-    "form": 'The door returns exactly {"ok": ..., "value": ..., "error": ...}, whatever happened.',
-    "ok": (
-        'When every check passes, return {"ok": True, "value": value, "error": None}, value the very '
-        "value the body returned, after one run of the body."
-    ),
-    "as given": (
-        "The body must get exactly the args the call gave, as keywords: an optional arg the call left out stays "
-        "out (its default is documentation: the tool's own default applies), and no arg is added or dropped."
-    ),
-    "failure value": "A failure has value None: its envelope holds the reason as error, never the bad value or "
-    "the reason as value.",
-    "let out": (
-        "KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are not Exceptions: catch "
-        "Exception, never BaseException (or a bare except), so Ctrl-C still stops the program. Re-raising a "
-        "few named ones and catching BaseException after them still swallows the rest (CancelledError)."
-    ),
-    "raised": (
-        "An exception from the tool's body got out of the door: any Exception there becomes "
-        "tool:raised:<its class's name> in an envelope, so that one broken tool never ends the agent's run."
-    ),
-    "type error": (
-        "An exception got out of the door: a name that is not a str (a list cannot be looked up in "
-        "a dict) is tool:unknown:<name>; args that are not a dict are args:shape:args."
-    ),
-    "ran": "The body ran on args the door refuses: args are checked before the call, and a refusal "
-    "(args:<reason>) means the body never runs.",
-    "class name": (
-        "The reason names the exception's class (tool:raised:KeyError), not its message or repr; a dotted "
-        "name that ends in the class's name is right too."
-    ),
-    "str name": (
-        "A name that is a str goes into the reason as it is (tool:unknown:stock_lookup_v3), "
-        "not its repr: as in every reason, the field is the name itself, which the agent reads back."
-    ),
-}
-LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception: let out
 
 
 def show_answer(expected: dict) -> str:
@@ -308,18 +216,10 @@ def show_tool(table: dict, name) -> str:
     return "TOOLS = {" + ", ".join(repr(tool) + ": {...}" for tool in table) + "}"
 
 
-def compare(case: Case, expected: list[dict], observation: dict) -> Mismatch | None:
-    return compare_with(refusal_problem)(case, expected, observation)
+CHECKLIST = Checklist(4, probe, lambda case: show_table(case.table), expect, compare_with(refusal_problem))
 
 
-def show(case: Case) -> str:
-    return show_table(case.table)
-
-
-CHECKLIST = Checklist(4, probe, show, expect, compare)
-
-
-# ── drawing cases ────────────────────────────────────────────────────────────
+# ── the stage's drawn cases ──────────────────────────────────────────────────
 
 
 @st.composite
@@ -354,7 +254,6 @@ def spy_step(d, body: str, returns: dict) -> dict:
 
 _BAD_NAMES = (5, None, 1.5, [1, "a"], "", "stock lookup")
 _NOT_DICTS: tuple = ([], "sku=A-100", None, 3, {"$tuple": []}, [["sku", "A-100"]])
-_NOT_DICTS_SHOWN: tuple = ("sku=A-100", None, 3, [], [["sku", "A-100"]], {"$tuple": []})  # 4.2's fixed case, this order
 
 
 def door_call(d, table: dict, path: str) -> tuple:
@@ -382,25 +281,18 @@ def door_call(d, table: dict, path: str) -> tuple:
 
 
 @st.composite
-def cases(d, body: str, paths: tuple[str, ...]) -> Case:
-    table = d(tables(body))
+def cases(d, body: str | tuple[str, ...], paths: tuple[str, ...]) -> Case:
+    """A table whose bodies do `body` (or one of them, picked), and 1-3 calls, each down one of `paths`."""
+    table = d(tables(body if isinstance(body, str) else draw.pick(d, body)))
     return Case(table, tuple(door_call(d, table, draw.pick(d, paths)) for _ in range(d(st.integers(1, 3)))))
 
 
 _ANY_BODY = st.sampled_from(["good", "bad result", "raise"])
-_ALL_PATHS = (
-    "ok",
-    "unknown tool",
-    "args not a dict",
-    "bad args",
-)  # every door path (tests/grader/test_grader_oracle.py)
+# every door path (tests/grader/test_grader_oracle.py)
+_ALL_PATHS = ("ok", "unknown tool", "args not a dict", "bad args")
 
 
-# ── the lesson's incidents and every rule's edge, tried under every seed ─────
-
-
-def stock(body: list, *calls: tuple) -> Case:
-    return Case({"stock_lookup": entry(args=LAB_ARGS, returns=LAB_RETURNS, body=body)}, calls)
+# ── the stage's fixed cases: the lab's stock_lookup, its incidents' bodies ───
 
 
 def tools_with(bodies: dict, *calls: tuple) -> Case:
@@ -408,45 +300,81 @@ def tools_with(bodies: dict, *calls: tuple) -> Case:
     return Case({name: entry(args=LAB_ARGS, returns=LAB_RETURNS, body=body) for name, body in bodies.items()}, calls)
 
 
+def each_called(bodies: dict) -> Case:
+    """One stock_lookup-like tool per body, each called once with good args."""
+    return tools_with(bodies, *[(name, GOOD_ARGS) for name in bodies])
+
+
 ROWS = {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}]}
-# Each family of exception a body can raise: LookupError, ValueError, TypeError, ArithmeticError,
-# AttributeError, RuntimeError, OSError, StopIteration, the tool's own; and the BaseExceptions that are
-# no Exception, which the door lets out.
-FAMILIES = (
-    "KeyError",
-    "IndexError",
-    "ValueError",
-    "TypeError",
-    "ZeroDivisionError",
-    "AttributeError",
-    "RuntimeError",
-    "RecursionError",
-    "TimeoutError",
-    "ConnectionError",
-    "OSError",
-    "StopIteration",
-    "InventoryDown",
-)
-BAD_RESULTS = {
-    "empty": {"sku": "Z-999", "rows": []},
-    "too_big": {"sku": "D-400", "rows": [{"region": "seoul", "qty": 11}] * 3},
-    "range": {"sku": "A-100", "rows": [{"region": "seoul", "qty": -1}]},
-    "item_shape": {"sku": "A-100", "rows": [{"region": "seoul", "qty": 2.5}]},
-    "missing": {"rows": [{"region": "seoul", "qty": 5}]},
-    "sku_type": {"sku": 100, "rows": [{"region": "seoul", "qty": 5}]},
-    "not_a_dict": [["sku", "A-100"]],
-    "none": None,
+STOCK = {"stock_lookup": [{"return": ROWS}]}
+EMPTY = {"sku": "Z-999", "rows": []}
+
+
+# ── 4.1 · the envelope's form ────────────────────────────────────────────────
+
+FORM_HINTS = {
+    "ok": 'When every check passes, return {"ok": True, "value": value, "error": None}, value the very value the '
+    "body returned, after one run of the body.",
+    "as given": "The body must get exactly the args the call gave, as keywords: an optional arg the call left out "
+    "stays out (its default is documentation: the tool's own default applies), and no arg is added or dropped.",
+    "failure value": "A failure has value None: its envelope holds the reason as error, never the bad value or the "
+    "reason as value.",
 }
-BAD_ARGS = (
-    {**GOOD_ARGS, "sku_id": "A-100"},
-    {**GOOD_ARGS, "limit": True},
-    {"region": "seoul", "limit": 2},
-    {**GOOD_ARGS, "limit": 3},
-    {**GOOD_ARGS, "limit": 0},
-    {**GOOD_ARGS, "region": "mars"},
-    {**GOOD_ARGS, "sku": 100},
-    {**GOOD_ARGS, "limit": 1.0},
-    {**GOOD_ARGS, "limit": draw.NAN},
+ENVELOPE_KEYS = ["error", "ok", "value"]
+
+
+def form_problem(expected: dict, result: dict) -> Problem:
+    """4.1's judge: an ok call gives exactly the ok envelope, the body run once; an envelope with ok False
+    has value None and a str error; an envelope with ok True has error None (and the body's value, where
+    the trusted door ran the body too).
+    Which envelope a failing call deserves, and exceptions out of a failing call, are other checks'."""
+    got = result.get("value")
+    if "envelope" not in expected:
+        return None
+    ok_call = expected["envelope"]["ok"] is True
+    if "raised" in result:
+        return ("an exception got out of the door", HINTS["form"]) if ok_call else None
+    if type(got) is not dict or sorted(got) != ENVELOPE_KEYS:
+        return "not exactly the keys ok, value and error", HINTS["form"]
+    if ok_call:
+        if not values.same(got, expected["envelope"]):
+            if called_otherwise(expected["envelope"]["value"], got["value"]):
+                return "the body was called with other args than the call gave", FORM_HINTS["as given"]
+            return "another envelope", FORM_HINTS["ok"]
+        if result["runs"] != expected["runs"]:
+            return "the body ran another number of times", FORM_HINTS["ok"]
+        return None
+    if got["ok"] is False:
+        if got["value"] is not None:
+            return "a failure must have value None", FORM_HINTS["failure value"]
+        if type(got["error"]) is not str:
+            return "a failure's error must be a reason (a str)", HINTS["form"]
+        return None
+    if got["ok"] is True:
+        if got["error"] is not None:
+            return "ok with an error", HINTS["form"]
+        if result["runs"] and expected["runs"] and not values.same(got["value"], expected["returned"]):
+            return "ok, but not with the value the body returned", FORM_HINTS["ok"]
+        return None
+    return "ok is neither True nor False", HINTS["form"]
+
+
+def called_otherwise(want: Any, got: Any) -> bool:
+    """Did an echoing body (its value holds "got": the args it was called with) get other args than expected?"""
+    return type(want) is dict and type(got) is dict and "got" in want and not values.same(got.get("got"), want["got"])
+
+
+# Ok calls and one failure of each path, in one table (one request: 4.1 is the stage's first check).
+FORMS = tools_with(
+    {**STOCK, "broken": [{"raise": "KeyError"}], "empty": [{"return": EMPTY}]},
+    ("stock_lookup", GOOD_ARGS),
+    ("stock_lookup", {**GOOD_ARGS, "limit": 1}),
+    ("stock_lookup_v3", GOOD_ARGS),
+    ("stock_lookup", "sku=A-100"),
+    ("stock_lookup", {**GOOD_ARGS, "limit": True}),
+    ("broken", GOOD_ARGS),
+    ("empty", GOOD_ARGS),
+    ("stock_lookup", GOOD_ARGS),
 )
 # Every shape an arg's spec takes, each optional: a default that is documentation only, a dict with
 # named keys, a list with an item spec, an any, a bool. The body echoes what it was called with, so the
@@ -467,147 +395,147 @@ ECHO = Case(
         ("t", {"where": {"qty": 2}, "tags": ["a"], "extra": None, "rush": False}),
     ),
 )
-INCIDENTS = {
-    "ok": (stock([{"return": ROWS}], ("stock_lookup", GOOD_ARGS), ("stock_lookup", {**GOOD_ARGS, "limit": 1})),),
-    # ok calls and one failure of each path, in one table (one request: 4.1 is the stage's first check)
-    "form": (
-        tools_with(
-            {
-                "stock_lookup": [{"return": ROWS}],
-                "broken": [{"raise": "KeyError"}],
-                "empty": [{"return": BAD_RESULTS["empty"]}],
-            },
-            ("stock_lookup", GOOD_ARGS),
-            ("stock_lookup", {**GOOD_ARGS, "limit": 1}),
-            ("stock_lookup_v3", GOOD_ARGS),
-            ("stock_lookup", "sku=A-100"),
-            ("stock_lookup", {**GOOD_ARGS, "limit": True}),
-            ("broken", GOOD_ARGS),
-            ("empty", GOOD_ARGS),
-            ("stock_lookup", GOOD_ARGS),
-        ),
-    ),
-    "unknown": (
-        stock(
-            [{"return": ROWS}],
-            *[
-                (name, GOOD_ARGS)
-                for name in (
-                    "stock_lookup_v3",
-                    "",
-                    "Stock_lookup",
-                    5,
-                    None,
-                    1.5,
-                    True,
-                    ["stock_lookup"],
-                    {"name": "stock_lookup"},
-                    {"$tuple": ["stock_lookup"]},
-                )
-            ],
-            *[("stock_lookup", args) for args in _NOT_DICTS_SHOWN],
-        ),
-    ),
-    "bad args": (stock([{"return": ROWS}], *[("stock_lookup", args) for args in BAD_ARGS]),),
-    "raise": (
-        tools_with(
-            {f"raises_{name.lower()}": [{"raise": name}] for name in FAMILIES},
-            *[(f"raises_{name.lower()}", GOOD_ARGS) for name in FAMILIES],
-        ),
-        tools_with(
-            {f"raises_{name.lower()}": [{"raise": name}] for name in LET_OUT},
-            *[(f"raises_{name.lower()}", GOOD_ARGS) for name in LET_OUT],
-        ),
-    ),
-    "bad result": (
-        tools_with(
-            {f"gives_{how}": [{"return": value}] for how, value in BAD_RESULTS.items()},
-            *[(f"gives_{how}", GOOD_ARGS) for how in BAD_RESULTS],
-        ),
-    ),
-    "order": (
-        stock(
-            [{"return": ROWS}], ("nope", "sku=A-100"), ("nope", None), ("nope", {"limit": True}), ("nope", GOOD_ARGS)
-        ),
-    ),
-}
 
 
-# ── the checks ───────────────────────────────────────────────────────────────
-
-
-@st.composite
-def ok_or_failing(d) -> Case:
-    """Mostly ok calls; now and then a call that fails in any way but through an unhashable name."""
-    table = d(tables(draw.pick(d, ("good", "good", "bad result", "raise"))))
-    paths = ("ok", "ok", "args not a dict", "bad args")
-    return Case(table, tuple(door_call(d, table, draw.pick(d, paths)) for _ in range(d(st.integers(1, 3)))))
-
-
-@CHECKLIST.check(
-    number=1,
-    points=3,
-    examples=6,
-    always=(*INCIDENTS["form"], ECHO),
-    compare=compare_with(form_problem),
-)
+@CHECKLIST.check(number=1, points=3, examples=6, always=(FORMS, ECHO), compare=compare_with(form_problem))
 def answers_ok():
     """call_tool returns exactly {ok, value, error}: ok with the body's value when every check passes, value None on a failure
 
-    An envelope has exactly ok, value and error: ok True with the body's very value and error None when
-    every check passes; ok False with value None and the reason as error when one does not.
+    Build the two envelopes in one place (a small function each for ok and for a failure) and return
+    through them on every path: the agent, the memo and the graph all read the same three keys.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
-    return ok_or_failing()
+    return cases(("good", "good", "bad result", "raise"), ("ok", "ok", "args not a dict", "bad args"))
 
 
-@CHECKLIST.check(number=2, points=2, examples=4, always=INCIDENTS["unknown"])
+# ── 4.2 · an unknown tool, args that are no dict ─────────────────────────────
+
+NO_TOOL = ("stock_lookup_v3", "", "Stock_lookup")
+NO_STR: tuple = (5, None, 1.5, True, ["stock_lookup"], {"name": "stock_lookup"}, {"$tuple": ["stock_lookup"]})
+NOT_DICTS_SHOWN: tuple = ("sku=A-100", None, 3, [], [["sku", "A-100"]], {"$tuple": []})
+UNKNOWNS = tools_with(
+    STOCK, *[(name, GOOD_ARGS) for name in NO_TOOL + NO_STR], *[("stock_lookup", args) for args in NOT_DICTS_SHOWN]
+)
+
+
+@CHECKLIST.check(number=2, points=2, examples=4, always=(UNKNOWNS,))
 def refuses_unknown_tools():
     """call_tool says tool:unknown:<name> for an unknown or non-str name, args:shape:args for args that are no dict
 
-    Before anything else: a name that is not a str or not in TOOLS is tool:unknown:<name> (and `name in
-    TOOLS` raises for a list); args that are not a dict are args:shape:args.
+    Test that the name is a str before `name in TOOLS`: for a list, that lookup itself raises TypeError,
+    where the door must answer with an envelope.
     """
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown tool", "args not a dict")))
 
 
-@CHECKLIST.check(number=3, points=3, examples=4, always=INCIDENTS["bad args"])
+# ── 4.3 · bad args, the body never run ───────────────────────────────────────
+
+BAD_ARGS = (
+    {**GOOD_ARGS, "sku_id": "A-100"},
+    {**GOOD_ARGS, "limit": True},
+    {"region": "seoul", "limit": 2},
+    {**GOOD_ARGS, "limit": 3},
+    {**GOOD_ARGS, "limit": 0},
+    {**GOOD_ARGS, "region": "mars"},
+    {**GOOD_ARGS, "sku": 100},
+    {**GOOD_ARGS, "limit": 1.0},
+    {**GOOD_ARGS, "limit": draw.NAN},
+)
+
+
+REFUSED = tools_with(STOCK, *[("stock_lookup", args) for args in BAD_ARGS])
+
+
+@CHECKLIST.check(number=3, points=3, examples=4, always=(REFUSED,))
 def refuses_bad_args_without_running():
     """call_tool refuses bad args with args:<reason> and never runs the tool's body
 
-    Args are checked before the call: bad args are args:<reason>, and the body never runs on them.
+    The body is the tool's side effect (a query, an order): return check_args' refusal before it is
+    called, so an invented sku_id or limit=True never reaches it.
     """
     return _ANY_BODY.flatmap(lambda body: cases(body, ("bad args",)))
 
 
-@CHECKLIST.check(
-    number=4,
-    points=3,
-    examples=4,
-    always=INCIDENTS["raise"],
+# ── 4.4 · exceptions in the body ─────────────────────────────────────────────
+
+# The hints only 4.4's cases draw: the stage's judge (refusal_problem) gives them.
+CATCH_HINTS = {
+    "let out": "KeyboardInterrupt, SystemExit, GeneratorExit and asyncio.CancelledError are not Exceptions: catch "
+    "Exception, never BaseException (or a bare except), so Ctrl-C still stops the program. Re-raising a few named "
+    "ones and catching BaseException after them still swallows the rest (CancelledError).",
+    "class name": "The reason names the exception's class (tool:raised:KeyError), not its message or repr; a dotted "
+    "name that ends in the class's name is right too.",
+}
+# Each family of exception a body can raise: LookupError, ValueError, TypeError, ArithmeticError,
+# AttributeError, RuntimeError, OSError, StopIteration, the tool's own; and the BaseExceptions that are
+# no Exception, which the door lets out.
+FAMILIES = (
+    "KeyError",
+    "IndexError",
+    "ValueError",
+    "TypeError",
+    "ZeroDivisionError",
+    "AttributeError",
+    "RuntimeError",
+    "RecursionError",
+    "TimeoutError",
+    "ConnectionError",
+    "OSError",
+    "StopIteration",
+    "InventoryDown",
 )
+LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")
+
+
+RAISING = tuple(
+    each_called({f"raises_{kind.lower()}": [{"raise": kind}] for kind in kinds}) for kinds in (FAMILIES, LET_OUT)
+)
+
+
+@CHECKLIST.check(number=4, points=3, examples=4, always=RAISING)
 def catches_exceptions():
     """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets every BaseException that is no Exception out
 
-    Any Exception from the body becomes tool:raised:<its class's name>: a KeyError inside a tool must not
-    end the run. What is no Exception, Ctrl-C (KeyboardInterrupt), SystemExit, GeneratorExit and a cancelled
-    task (asyncio.CancelledError), still gets out.
+    Put the try around the body's call alone, with `except Exception as error`, and build the reason
+    from `type(error).__name__`: a KeyError inside one tool then ends no run.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("raise", ("ok",))
 
 
-@CHECKLIST.check(number=5, points=3, examples=4, always=INCIDENTS["bad result"])
+# ── 4.5 · the result checked ─────────────────────────────────────────────────
+
+BAD_RESULTS = {
+    "empty": EMPTY,
+    "too_big": {"sku": "D-400", "rows": [{"region": "seoul", "qty": 11}] * 3},
+    "range": {"sku": "A-100", "rows": [{"region": "seoul", "qty": -1}]},
+    "item_shape": {"sku": "A-100", "rows": [{"region": "seoul", "qty": 2.5}]},
+    "missing": {"rows": [{"region": "seoul", "qty": 5}]},
+    "sku_type": {"sku": 100, "rows": [{"region": "seoul", "qty": 5}]},
+    "not_a_dict": [["sku", "A-100"]],
+    "none": None,
+}
+GIVING = each_called({f"gives_{how}": [{"return": value}] for how, value in BAD_RESULTS.items()})
+
+
+@CHECKLIST.check(number=5, points=3, examples=4, always=(GIVING,))
 def checks_results():
     """call_tool checks the result: result:<reason> for a value check_result refuses
 
-    The value is checked after the call: a value check_result refuses is result:<reason>.
+    Run check_result on the body's value before the ok envelope is built: an empty list, or 20 rows
+    where 2 were asked, passed on as a success is what the model then builds its answer on.
     """
     return cases("bad result", ("ok",))
 
 
-@CHECKLIST.check(number=6, points=1, examples=3, always=INCIDENTS["order"])
+# ── 4.6 · the order of the checks ────────────────────────────────────────────
+
+ORDER = tools_with(STOCK, ("nope", "sku=A-100"), ("nope", None), ("nope", {"limit": True}), ("nope", GOOD_ARGS))
+
+
+@CHECKLIST.check(number=6, points=1, examples=3, always=(ORDER,))
 def checks_in_order():
     """call_tool checks the name first: an unknown name is tool:unknown:<name> whatever the args
 
-    The order is: tool name, args shape, args, the call, the result.
+    Write the door's checks as early returns, in the rule's order: a model that invents a tool's name
+    often invents its args too, and the reason names the first thing wrong.
     """
     return _ANY_BODY.flatmap(lambda body: cases(body, ("unknown first",)))
