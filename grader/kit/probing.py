@@ -80,6 +80,8 @@ class Mismatch:
     hint: str = ""  # the hint for what was observed; "" keeps the check's own
     setting: str | None = None  # the part of the case's setting this call needs; None: the whole of it
     raised: tuple[str, ...] = ()  # the kinds of exception the module raised in the case's calls, by name, sorted
+    exception: str = ""  # the kind of exception the failing call raised, by name (exception_name); "": it returned
+    problem: str = ""  # what the judge found wrong, in words, where got says it in brackets; "": got says it all
 
 
 @dataclass(frozen=True)
@@ -459,15 +461,15 @@ def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> M
 def raised_in(observation: dict) -> tuple[str, ...]:
     """The kinds of exception a module raised in a request's calls, by name ("KeyError" of "KeyError: 'x'"),
     each once: a case cut down to fewer calls raises fewer of them, for the same cause."""
-    return tuple(
-        sorted(
-            {
-                result["raised"].partition(":")[0]
-                for result in observation.get("results", ())
-                if type(result) is dict and type(result.get("raised")) is str
-            }
-        )
-    )
+    results = [result for result in observation.get("results", ()) if type(result) is dict and "raised" in result]
+    return tuple(sorted({exception_name(result) for result in results if type(result["raised"]) is str}))
+
+
+def exception_name(result: dict) -> str:
+    """The kind of exception one call raised, by name ("KeyError" of {"raised": "KeyError: 'x'"}), or ""
+    when it raised none: what a Mismatch's `exception` holds, set where the judge reads the call's outcome."""
+    raised = result.get("raised")
+    return raised.partition(":")[0] if type(raised) is str else ""
 
 
 def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:

@@ -13,7 +13,7 @@ from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F40
 from grader.kit import draw
 from grader.kit.boundary import spies, values
 from grader.kit.boundary.values import py
-from grader.kit.probing import Mismatch
+from grader.kit.probing import Mismatch, exception_name
 
 OK_BODY: list[dict[str, Any]] = [{"return": {}}]
 
@@ -150,6 +150,7 @@ def compare_reasons(
                 one_of(reasons),
                 got_text(result),
                 advise(spec, values.decode(given), reasons, result),
+                exception=exception_name(result),
             )
     return None
 

@@ -53,7 +53,7 @@ from grader.kit.checks.common import (
     value_of,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch
+from grader.kit.probing import Checklist, Mismatch, exception_name
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,7 @@ def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatc
                 one_of(first),
                 got_text(result),
                 UNKNOWN_FIRST if real else advise(contract, args, first, result),
+                exception=exception_name(result),
             )
     return None
 

@@ -44,7 +44,7 @@ from grader.kit.checks.common import (
 )
 from grader.kit.checks.stage2 import shown, without_positions
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch, without_oracle
+from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,13 @@ def _touchy(value) -> bool:
 
 
 def _mismatch(case: Case, value, expected: str, result: dict, hint: str) -> Mismatch:
-    return Mismatch(f"check_result({case.tool!r}, {shown(value)})", expected, got_text(result), hint)
+    return Mismatch(
+        f"check_result({case.tool!r}, {shown(value)})",
+        expected,
+        got_text(result),
+        hint,
+        exception=exception_name(result),
+    )
 
 
 def show(case: Case) -> str:

@@ -43,7 +43,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch
+from grader.kit.probing import Checklist, Mismatch, exception_name
 
 ENVELOPE_KEYS = ["error", "ok", "value"]
 
@@ -244,6 +244,8 @@ def compare_with(judge: Callable[[dict, dict], tuple[str, str] | None]) -> Calla
                     f"{show_got(result)} ({diagnosis})",
                     hint,
                     show_tool(case.table, name),
+                    exception=exception_name(result),
+                    problem=diagnosis,
                 )
         return None
 

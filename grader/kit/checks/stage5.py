@@ -50,7 +50,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch, without_oracle
+from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 MEMO = {"$memo": 0}
 
@@ -99,6 +99,8 @@ def compare(case: Script, expected: list[dict], observation: dict, runs: str = "
                 odd_answer(case, want) if odd else stage4.show_answer(want),
                 f"{stage4.show_got(result)} ({problem})",
                 memo_hint(runs, want, result, problem, odd),
+                exception=exception_name(result),
+                problem=problem,
             )
         if change:
             said[-1] = f"envelope = {said[-1]}\nchange_everything_in(envelope)"
@@ -279,6 +281,7 @@ def judge_keys(case: Pairs, observation: dict) -> Mismatch | None:
                 f"{key_text(first)} and {key_text(second)}",
                 key_hint(problem, name, args, other_name, other_args, keys),
                 "",
+                exception=exception_name(first) or exception_name(second),
             )
     return None
 
@@ -486,7 +489,12 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
         key, _first, again = results[3 * at : 3 * at + 3]
         if key.get("value", "raised") is not None:
             return Mismatch(
-                f"memo_key({case.tool!r}, {show_value(args)})", "None", key_text(key), unholdable_hint(args), ""
+                f"memo_key({case.tool!r}, {show_value(args)})",
+                "None",
+                key_text(key),
+                unholdable_hint(args),
+                "",
+                exception=exception_name(key),
             )
         value = again.get("value")
         if again.get("runs") != {case.tool: 1} or type(value) is not dict or value.get("ok") is not True:
@@ -497,6 +505,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 stage4.show_got(again),
                 "A call without a key (memo_key gave None) is never remembered: the memo is neither read nor "
                 "written for it, so the body runs every time.",
+                exception=exception_name(again),
             )
     for (name, args, holds), key in zip(case.names, results[3 * len(case.args) :], strict=True):
         right = type(key.get("value")) is str if holds else ("value" in key and key["value"] is None)
@@ -507,6 +516,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 key_text(key),
                 unholdable_hint(args),
                 "",
+                exception=exception_name(key),
             )
     return None
 
