@@ -7,6 +7,7 @@ agtool/tools.py; it must run (no NameError, no KeyError) and give back what the 
 """
 
 import ast
+import functools
 import importlib
 import json
 import re
@@ -225,6 +226,45 @@ def test_a_class_students_feedback_shows_no_instructor_path(class_grade):
         assert not re.search(r"(?<![\w.])/(tmp|root|home|work|var|srv|mnt)/", text), text[:3000]
         assert "carol/lab/tools.py" in text  # the file, as the student handed it in
     assert "Seed 7" in texts[0] or "seed 7" in texts[0]  # the seed still shows
+
+
+# A tools.py whose import fails with a message that names the file as the grader read it, each way a
+# student's code can: the feedback names the file as they handed it in, and never the grader's path to it.
+NAMES_ITS_FILE = {
+    "a SyntaxError": "\n\ndef broken(:\n    pass\n",
+    "an exception at import": "\n\nraise RuntimeError('cannot start from ' + __file__)\n",
+    "a file beside it": "\n\nimport os\n\nopen(os.path.join(os.path.dirname(__file__), 'stock.csv'))\n",
+    "a traceback line": (
+        "\n\nimport traceback\n\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n"
+        "    raise RuntimeError(traceback.format_exc()) from None\n"
+    ),
+}
+RAISED_AT_IMPORT = {
+    "a SyntaxError": "SyntaxError",
+    "an exception at import": "RuntimeError: cannot start from carol/lab/tools.py",
+    "a file beside it": "FileNotFoundError",
+    "a traceback line": 'File "carol/lab/tools.py", line',
+}
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["in-process", "sandboxed"])
+@pytest.mark.parametrize("source", sorted(NAMES_ITS_FILE))
+def test_a_file_that_names_itself_at_import_is_named_as_the_student_handed_it_in(source, sandboxed, tmp_path):
+    from grader.instructor.sandbox.session import Limits, SandboxSession
+    from grader.kit.intake import read_submission
+    from grader.kit.report import for_student
+
+    folder = tmp_path / "class" / "carol" / "lab"
+    folder.mkdir(parents=True)
+    path = (folder / "tools.py").resolve()
+    path.write_text(REFERENCE + NAMES_ITS_FILE[source])
+    sessions = functools.partial(SandboxSession, limits=Limits(stage_seconds=60)) if sandboxed else LocalSession
+    graded = grade(read_submission(str(path), "carol/lab/tools.py"), sessions, seed=7, stages=(1,))
+    audience = for_student("carol/lab/tools.py")
+    for text in (feedback_markdown(graded, audience), json.dumps(results_json(graded, audience), ensure_ascii=False)):
+        assert "does not import" in text and RAISED_AT_IMPORT[source] in text.replace("\\", ""), text[:3000]
+        assert str(folder) not in text
+        assert not re.search(r"(?<![\w.])/(tmp|root|home|work|var|srv|mnt)/", text), text[:3000]
 
 
 def kit_parser():
