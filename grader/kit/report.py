@@ -170,13 +170,12 @@ def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
     """The smallest failing input a check found, with what was expected and what came back, in Markdown."""
     failure = result.failure
     assert failure is not None
-    shown = "\n".join(part for part in (failure.setting, failure.call) if part)
     return "\n".join(
         [
             "The smallest failing input the grader found:",
             "",
             "```python",
-            _cut(shown, limit * INPUT_SCALE),
+            _cut(failure.shown, limit * INPUT_SCALE),
             "```",
             "",
             "```",
@@ -325,8 +324,7 @@ def _row_detail(result: CheckResult) -> str:
     if result.passed or not result.failure:
         return result.message
     failure = result.failure
-    shown = "\n".join(part for part in (failure.setting, failure.call) if part)
-    return f"{shown}\n  expected: {failure.expected}\n  got:      {failure.got}\n  hint: {result.check.hint}"
+    return f"{failure.shown}\n  expected: {failure.expected}\n  got:      {failure.got}\n  hint: {result.check.hint}"
 
 
 def text_table(grade: Grade) -> str:

@@ -192,6 +192,27 @@ def test_a_table_the_grader_used_is_set_up_in_the_shown_input():
     assert re.search(r"^TOOLS\[(['\"]).+\1\] = \{", code, re.M), code  # the tool itself, not only its args
 
 
+def test_a_setting_is_composed_from_its_parts_never_filtered_by_its_lines():
+    """A check draws a case's setting as data: its picture of the table's tools, their names, and the rest.
+    The input a student pastes installs those tools in place of the picture and keeps the rest whole,
+    whatever its lines start with."""
+    from grader.kit.pasteable import Setting, pasteable
+
+    table = {name: {"args": {}, "returns": {}, "body": [{"return": {"n": 1}}]} for name in ("t", "u")}
+    req = {"stage": 5, "table": table, "calls": [{"fn": "call_memo", "args": ["t", {}, {"$memo": 0}]}]}
+    observation = {"results": [{"value": {"ok": True, "value": {"n": 1}, "error": None}, "runs": {"t": 1}}]}
+    setting = Setting(
+        table="TOOLS['t']['args'] = {}\n# TOOLS['t']['fn'] returns {'n': 1}", tools=("t",), rest="TOOLS_SEEN = []"
+    )
+    code, call = pasteable(req, observation, setting, "call_memo('t', {}, memo)", "{'ok': True}, body runs: 1")
+    lines = code.splitlines()
+    assert call == "call_memo('t', {}, memo)"
+    assert "TOOLS_SEEN = []" in lines and "memo = {}" in lines  # the rest, and what the call names
+    assert any(line.startswith("TOOLS['t'] = {'fn': Spy(") for line in lines)  # the tool shown, installed
+    assert not any(line.startswith(("TOOLS['u']", "# TOOLS")) for line in lines), code  # no other, no picture
+    assert setting.text == f"{setting.table}\n{setting.rest}"  # what a reader reads where it cannot be pasted
+
+
 def grade_source(source: str, stages: tuple[int, ...], seed: int = 1, name: str = "tools.py"):
     import tempfile
 
@@ -384,7 +405,9 @@ def test_a_missing_function_is_named_by_the_file_not_the_module_the_grader_impor
             timeout=600,
         )
         assert done.returncode == 0, done.stderr[-2000:]
-        said.append(results.read_text().replace(str(json.loads(results.read_text())["execution_time"]), ""))
+        written = json.loads(results.read_text())
+        del written["execution_time"]  # the one field that differs run to run (as text it may equal a label: 5.1)
+        said.append(json.dumps(written, ensure_ascii=False))
     assert "tools.py has no 'memo_key'" in said[0]
     assert "submission_" not in said[0] and said[0] == said[1]
 

@@ -34,6 +34,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
+from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 DAYS = ETA_RETURNS["days"]
@@ -427,7 +428,7 @@ SCHEMA_CASES = _fixed(
     {"x": {"type": "list", "items": {"type": "dict", "properties": {"y": {"type": "bool", "required": False}}}}},
 )
 
-CHECKLIST = Checklist(1, probe_own, lambda case: "", **without_oracle(judge_table))
+CHECKLIST = Checklist(1, probe_own, lambda case: Setting(), **without_oracle(judge_table))
 OWN = st.just(OwnTable())
 
 

@@ -53,6 +53,7 @@ from grader.kit.checks.common import (
     value_of,
 )
 from grader.kit.oracle_access import oracle
+from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name
 
 
@@ -218,7 +219,7 @@ def holds_odd_name(contract: dict, args: Any) -> bool:
     return in_dict(contract, args)
 
 
-def show(case: Case) -> str:
+def show(case: Case) -> Setting:
     return show_table(case.table, ("args",))
 
 

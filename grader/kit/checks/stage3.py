@@ -44,6 +44,7 @@ from grader.kit.checks.common import (
 )
 from grader.kit.checks.stage2 import shown, without_positions
 from grader.kit.oracle_access import oracle
+from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 
@@ -110,7 +111,7 @@ def _mismatch(case: Case, value, expected: str, result: dict, hint: str) -> Mism
     )
 
 
-def show(case: Case) -> str:
+def show(case: Case) -> Setting:
     return show_table(case.table, ("returns",))
 
 

@@ -43,6 +43,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
+from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name
 
 ENVELOPE_KEYS = ["error", "ok", "value"]
@@ -302,19 +303,20 @@ def show_got(result: dict) -> str:
     return f"{got_text(result)}, body runs: {sum(result['runs'].values())}"
 
 
-def show_tool(table: dict, name) -> str:
-    """The one tool a call names (none when the name is no tool of the table)."""
+def show_tool(table: dict, name) -> Setting:
+    """The one tool a call names (none when the name is no tool of the table: then the table's names, and any
+    tool may be read)."""
     name = values.decode(name)
     if isinstance(name, str) and name in table:
         return show_table({name: table[name]})
-    return "TOOLS = {" + ", ".join(repr(tool) + ": {...}" for tool in table) + "}"
+    return Setting(table="TOOLS = {" + ", ".join(repr(tool) + ": {...}" for tool in table) + "}")
 
 
 def compare(case: Case, expected: list[dict], observation: dict) -> Mismatch | None:
     return compare_with(refusal_problem)(case, expected, observation)
 
 
-def show(case: Case) -> str:
+def show(case: Case) -> Setting:
     return show_table(case.table)
 
 

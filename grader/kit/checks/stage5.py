@@ -25,6 +25,7 @@ depends on how deep the caller's stack already is (the self-check runs in a note
 kernel, the grade in a child), so no answer there could be judged the same in both.
 """
 
+import dataclasses
 import functools
 import math
 import random
@@ -50,6 +51,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
+from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 MEMO = {"$memo": 0}
@@ -152,8 +154,8 @@ def memo_hint(runs: str, want: dict, result: dict, problem: str, odd: str = "") 
     return ""
 
 
-def show(case: Script) -> str:
-    return show_table(case.table) + "\nmemo = {}"
+def show(case: Script) -> Setting:
+    return dataclasses.replace(show_table(case.table), rest="memo = {}")
 
 
 CHECKLIST = Checklist(5, probe, show, expect, compare)
@@ -280,7 +282,7 @@ def judge_keys(case: Pairs, observation: dict) -> Mismatch | None:
                 wanted + (f", or None for {' and '.join(allowed)}" if allowed else ""),
                 f"{key_text(first)} and {key_text(second)}",
                 key_hint(problem, name, args, other_name, other_args, keys),
-                "",
+                Setting(),
                 exception=exception_name(first) or exception_name(second),
             )
     return None
@@ -379,8 +381,8 @@ def show_value(value) -> str:
     return py(value, 10**5)
 
 
-def show_keys(case: Pairs) -> str:
-    return ""  # the failing pair says it all
+def show_keys(case: Pairs) -> Setting:
+    return Setting()  # the failing pair says it all
 
 
 def args_dict(d, words: bool = False) -> dict:
@@ -493,7 +495,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 "None",
                 key_text(key),
                 unholdable_hint(args),
-                "",
+                Setting(),
                 exception=exception_name(key),
             )
         value = again.get("value")
@@ -515,7 +517,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 "a key (str)" if holds else "None",
                 key_text(key),
                 unholdable_hint(args),
-                "",
+                Setting(),
                 exception=exception_name(key),
             )
     return None
@@ -557,8 +559,8 @@ def unholdable_hint(args) -> str:
     )
 
 
-def show_unholdable(case: Unholdable) -> str:
-    return f"TOOLS[{case.tool!r}]['args'] = {NO_KEY_ARGS!r}"
+def show_unholdable(case: Unholdable) -> Setting:
+    return Setting(table=f"TOOLS[{case.tool!r}]['args'] = {NO_KEY_ARGS!r}", tools=(case.tool,))
 
 
 @st.composite

@@ -54,6 +54,7 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
+from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name
 
 MEMO = {"$memo": 0}
@@ -393,7 +394,7 @@ def show_got(result: dict) -> str:
     return got_text(result)
 
 
-def show(case: Case) -> str:
+def show(case: Case) -> Setting:
     return show_table(case.table)
 
 
@@ -764,11 +765,11 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     attempts, region, *runs = observation["results"]
     if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
         return Mismatch(
-            "MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts), setting="", exception=exception_name(attempts)
+            "MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts), setting=Setting(), exception=exception_name(attempts)
         )
     if region.get("value") != DEFAULT_REGION:
         return Mismatch(
-            "DEFAULT_REGION", py(DEFAULT_REGION), got_text(region), setting="", exception=exception_name(region)
+            "DEFAULT_REGION", py(DEFAULT_REGION), got_text(region), setting=Setting(), exception=exception_name(region)
         )
     for req, (path, body_runs), result in zip(GRAPH_RUNS, expected, runs, strict=False):
         problem = walk_problem(case, path, body_runs, result)
@@ -1318,7 +1319,7 @@ def _changed_given(args, field: str, got) -> tuple | None:
     return None
 
 
-def show_fix_tool(case: Fixes, tool: str) -> str:
+def show_fix_tool(case: Fixes, tool: str) -> Setting:
     return show_table({tool: case.table[tool]}, ("args", "upgrade"))
 
 
@@ -1403,7 +1404,7 @@ SOME_FIXES = st.lists(st.one_of(RANGE_CALLS, UNKNOWN_CALLS), min_size=1, max_siz
     probe=probe_fixes,
     expect=expect_fixes,
     compare=compare_fixes,
-    show=lambda case: "",
+    show=lambda case: Setting(),
     always=FIX_CASES,
 )
 def fixes_table():
