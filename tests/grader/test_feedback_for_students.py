@@ -259,12 +259,14 @@ NAMES_ITS_FILE = {
         "\n\nimport traceback\n\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n"
         "    raise RuntimeError(traceback.format_exc()) from None\n"
     ),
+    "its module's spec": "\n\nraise RuntimeError(f'loaded as {__spec__.origin} by {__loader__!r}')\n",
 }
 RAISED_AT_IMPORT = {
     "a SyntaxError": "SyntaxError",
     "an exception at import": "RuntimeError: cannot start from carol/lab/tools.py",
     "a file beside it": "FileNotFoundError",
     "a traceback line": 'File "carol/lab/tools.py", line',
+    "its module's spec": "RuntimeError: loaded as carol/lab/tools.py by None",
 }
 
 

@@ -43,6 +43,7 @@ exception become outcomes, never a crash of the child.
 
 import builtins
 import contextlib
+import importlib.machinery
 import importlib.util
 import inspect
 import itertools
@@ -102,7 +103,8 @@ def load(
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             return None, f"{os.path.basename(path)} is not a Python module"
-        module = importlib.util.module_from_spec(spec)
+        # Nothing of the module names the grader's path to it: no loader of that file, no spec's origin.
+        module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None, origin=shown))
         vars(module)["__file__"] = shown
         vars(module)["__builtins__"] = {**vars(builtins), "__import__": _lab_import}  # its imports, now and later
         sys.modules[name] = module  # dataclasses and typing look their module up here
