@@ -11,9 +11,10 @@ from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
 
 # ── the smallest failing input, as code a student can paste ──────────────────
 #
-# A check writes its failing input for a reader (TOOLS['t']['args'] = ..., then the call). Pasted
-# alone into a kit's notebook cell that stops at its first name: check_args is not imported, the
-# tool 't' is not in the student's TOOLS (KeyError: 't'). `pasteable` writes the rest from the very
+# A check draws its failing input's setting for a reader (a Setting: its picture of the tools,
+# TOOLS['t']['args'] = ..., their names and the rest), then the call. Pasted alone into a kit's
+# notebook cell that stops at its first name: check_args is not imported, the tool 't' is not in the
+# student's TOOLS (KeyError: 't'). `pasteable` composes the input from the setting's parts and the very
 # request the case made: the imports from agtool.tools, the case's table installed in TOOLS with
 # the grader's own spy bodies (grader.kit.boundary.spies.Spy, which the kit ships), the memo, state or picker
 # the call names, and, where the request's earlier calls left something behind (a spy's next step,
