@@ -10,7 +10,6 @@ nothing reads a rendered file back.
 """
 
 import functools
-import re
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
 from typing import Any
@@ -150,8 +149,11 @@ def _checks_by_label() -> dict:
 def failure_reason(result: CheckResult) -> str:
     """What a failed check's result has in common with others' (the report counts them): the exception
     its smallest failing input raised, else the problem its judge named, else its one-line message."""
-    got = result.failure.got if result.failure else ""
-    raised = re.match(r"raised (\w+)", got)
-    named = re.search(r"\(([^()]+)\)$", got)
-    why = f"raised {raised[1]}" if raised else named[1] if named else result.message
+    failure = result.failure
+    if failure is not None and failure.exception:
+        why = f"raised {failure.exception}"
+    elif failure is not None and failure.problem:
+        why = failure.problem
+    else:
+        why = result.message
     return why if len(why) <= REASON_LIMIT else why[: REASON_LIMIT - 1] + "…"

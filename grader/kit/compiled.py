@@ -27,8 +27,9 @@ def digest(data: bytes) -> str:
 def prepare(job: dict, said: int) -> CodeType | None:
     """The code of the job's tools.py: the parent's copy if its digests hold, else compiled here (and,
     when the job asks, written to CODE_FILE with its digest said on `said`). None if it does not
-    compile: the import then fails as it always did, with its SyntaxError."""
-    path = job["path"]
+    compile: the import then fails as it always did, with its SyntaxError. The code is compiled as from
+    job["shown"], the file as its reader names it (grader/kit/boundary/runner.py's load)."""
+    path, shown = job["path"], job["shown"]
     try:
         with open(path, "rb") as file:
             source = file.read()
@@ -40,11 +41,11 @@ def prepare(job: dict, said: int) -> CodeType | None:
             with open(os.path.join(job["workdir"], CODE_FILE), "rb") as file:
                 data = file.read(MAX_CODE_BYTES + 1)
             if digest(data) == given["sha256"]:
-                return _retarget(marshal.loads(data), path)
+                return _retarget(marshal.loads(data), shown)
         except (OSError, ValueError, EOFError, TypeError):
             pass
     try:
-        code = compile(source, path, "exec", dont_inherit=True)
+        code = compile(source, shown, "exec", dont_inherit=True)
     except Exception:  # SyntaxError, ValueError (a NUL byte), MemoryError, RecursionError: load says which
         return None
     if job.get("keep_code"):
@@ -60,6 +61,7 @@ def prepare(job: dict, said: int) -> CodeType | None:
 
 
 def _retarget(code: CodeType, filename: str) -> CodeType:
-    """code, and every code object inside it, as compiled from `filename` (tracebacks name this child's copy)."""
+    """code, and every code object inside it, as compiled from `filename` (a marshalled code keeps the name it was
+    compiled under; a later child's job may name the file otherwise)."""
     consts = tuple(_retarget(const, filename) if isinstance(const, CodeType) else const for const in code.co_consts)
     return code.replace(co_filename=filename, co_consts=consts)

@@ -27,7 +27,7 @@ class LocalSession:
         except NotASubmission as refused:
             raise SessionDied(str(refused)) from None
         self._exchange: Exchange | None = None
-        self._child = Child(read.path, oracle_access.bind, self._body, source=read.data)
+        self._child = Child(read.path, oracle_access.bind, self._body, source=read.data, shown=read.shown)
         self._closed = False
 
     def _body(self, tool: str) -> dict:

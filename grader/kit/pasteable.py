@@ -3,6 +3,7 @@
 import ast
 import builtins
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from grader.kit.boundary import values
@@ -10,9 +11,10 @@ from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
 
 # ── the smallest failing input, as code a student can paste ──────────────────
 #
-# A check writes its failing input for a reader (TOOLS['t']['args'] = ..., then the call). Pasted
-# alone into a kit's notebook cell that stops at its first name: check_args is not imported, the
-# tool 't' is not in the student's TOOLS (KeyError: 't'). `pasteable` writes the rest from the very
+# A check draws its failing input's setting for a reader (a Setting: its picture of the tools,
+# TOOLS['t']['args'] = ..., their names and the rest), then the call. Pasted alone into a kit's
+# notebook cell that stops at its first name: check_args is not imported, the tool 't' is not in the
+# student's TOOLS (KeyError: 't'). `pasteable` composes the input from the setting's parts and the very
 # request the case made: the imports from agtool.tools, the case's table installed in TOOLS with
 # the grader's own spy bodies (grader.kit.boundary.spies.Spy, which the kit ships), the memo, state or picker
 # the call names, and, where the request's earlier calls left something behind (a spy's next step,
@@ -42,21 +44,36 @@ _TOUCHY = values.py({"$touchy": 0})  # "Touchy()  # its ... raise TypeError": a 
 _LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception
 
 
-def pasteable(req: dict, observation: dict, setting: str, shown: str, got: str) -> tuple[str, str]:
+@dataclass(frozen=True)
+class Setting:
+    """A case's setting as a check draws it (its show, or a judge for the part one call needs): its picture
+    of the tools of the case's table that the call reads, their names, and whatever else it sets."""
+
+    table: str = ""  # the tools as the reader is shown them (TOOLS[...] lines; a body as a comment)
+    tools: tuple[str, ...] = ()  # their names: () where it names none, and the call may read any
+    rest: str = ""  # the rest of the setting, as Python (memo = {})
+
+    @property
+    def text(self) -> str:
+        """The setting as the check drew it: what a reader reads where it cannot be pasted."""
+        return "\n".join(part for part in (self.table, self.rest) if part)
+
+
+def pasteable(req: dict, observation: dict, setting: Setting, shown: str, got: str) -> tuple[str, str]:
     """(setting, call) as code that runs pasted into a kit's notebook cell, in a Python in the kit's
     folder, and gives what the submission gave the grader (on the student's own earlier stages, where
     the grader put its own); the check's own (setting, call) where that cannot be written. `shown` and
     `got` are the failure's call and what came back, as the check wrote them (a Mismatch's)."""
-    written, call = setting, _call_source(shown)
+    call = _call_source(shown)
     calls, results = req.get("calls", []), observation.get("results", [])
     core: list[str] = []
     at = _failing_call(calls, results, shown, got)
     alone = at is not None and calls[at].get("fn") in _READS_NO_TOOLS  # nothing set before it changes its answer
-    if "table" in req and not alone:
-        core += _table_source(_used(req["table"], setting))
-        # the check's picture of the table gives way to the table itself; whatever else it set (memo = {}) stays
-        setting = "\n".join(line for line in setting.splitlines() if not line.lstrip("# ").startswith("TOOLS"))
-    core += [setting] if setting else []
+    if "table" in req and not alone:  # the table itself in place of the check's picture of it
+        core += _table_source(_used(req["table"], setting.tools))
+        core += [setting.rest] if setting.rest else []
+    elif setting.text:
+        core.append(setting.text)
     earlier = []
     if at and _leaves_state(req) and not alone:
         earlier.append("# what the grader called before it, in the same request: the bodies and the memo remember it")
@@ -83,14 +100,14 @@ def pasteable(req: dict, observation: dict, setting: str, shown: str, got: str) 
     try:
         compile(f"{code}\n{call}", "<the failing input>", "exec")
     except (SyntaxError, ValueError):  # a value cut short, or no call at all: as the check wrote it
-        return written, shown
+        return setting.text, shown
     return code, call
 
 
-def _used(table: dict, setting: str) -> dict:
+def _used(table: dict, tools: tuple[str, ...]) -> dict:
     """The tools of the table the check's setting shows (all of them where it names none), with the
     upgrades they name: what the call reads of TOOLS (a door call reads its own tool's entry alone)."""
-    named = [name for name in table if f"TOOLS[{name!r}]" in setting] or list(table)
+    named = [name for name in table if name in tools] or list(table)
     for name in named:  # grows as it goes: an upgrade's upgrade too
         upgrade = table[name].get("upgrade")
         if type(upgrade) is str and upgrade in table and upgrade not in named:

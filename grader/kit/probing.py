@@ -3,10 +3,11 @@
 A check is a function whose docstring is the title a student sees and which
 returns the Hypothesis strategy of its cases; `Checklist.check` registers it with
 its points, hint and the stage's way to probe (case -> request), to judge, and
-to show (case -> the setting as Python). Judging comes in two halves, so that
-the student kit can judge without the oracle: expect (case -> what a correct
-module gives, as JSON data, from grader/instructor/oracle.py) and compare (case, expected,
-observation -> Mismatch or None, no oracle). A check's judge is the two in turn.
+to show (case -> its setting, as data: grader/kit/pasteable.py's Setting). Judging
+comes in two halves, so that the student kit can judge without the oracle: expect
+(case -> what a correct module gives, as JSON data, from grader/instructor/oracle.py)
+and compare (case, expected, observation -> Mismatch or None, no oracle). A check's
+judge is the two in turn.
 
 `run_check` sends a check's fixed cases, then its drawn ones, to the session. The
 drawn ones are a list drawn once a process (`cases_of`), seeded (same seed, same
@@ -32,7 +33,7 @@ from hypothesis import strategies as st
 
 from agtool.rules import RULES, Rule
 from grader.kit.errors import SessionDied
-from grader.kit.pasteable import pasteable
+from grader.kit.pasteable import Setting, pasteable
 from grader.kit.smaller import smallest as cut_down
 
 if TYPE_CHECKING:  # a type only: importing session here (it imports trusted, the oracle, the checks) is a cycle
@@ -78,8 +79,18 @@ class Mismatch:
     expected: str
     got: str
     hint: str = ""  # the hint for what was observed; "" keeps the check's own
-    setting: str | None = None  # the part of the case's setting this call needs; None: the whole of it
+    # The part of the case's setting this call needs, as the judge draws it (None: the whole of it, the check's
+    # show); once written out (`written`), the code a student pastes before the call.
+    setting: Setting | str | None = None
     raised: tuple[str, ...] = ()  # the kinds of exception the module raised in the case's calls, by name, sorted
+    exception: str = ""  # the kind of exception the failing call raised, by name (exception_name); "": it returned
+    problem: str = ""  # what the judge found wrong, in words, where got says it in brackets; "": got says it all
+
+    @property
+    def shown(self) -> str:
+        """The failing input as its reader reads it: the setting, then the call."""
+        setting = self.setting.text if isinstance(self.setting, Setting) else self.setting
+        return "\n".join(part for part in (setting, self.call) if part)
 
 
 @dataclass(frozen=True)
@@ -94,7 +105,7 @@ class Check:
     probe: Callable[[Any], dict]
     expect: Callable[[Any], Any]  # case -> JSON data, from the oracle
     compare: Callable[[Any, Any, dict], Mismatch | None]  # case, expected, observation; no oracle
-    show: Callable[[Any], str]
+    show: Callable[[Any], Setting]
     name: str = ""  # the function that registered it: what other checks name in `needs`
     needs: tuple[str, ...] = ()
     always: tuple = ()  # cases tried under every seed, before the drawn ones: the lesson's incidents
@@ -123,7 +134,7 @@ class Checklist:
 
     number: int
     probe: Callable[[Any], dict]
-    show: Callable[[Any], str]
+    show: Callable[[Any], Setting]
     expect: Callable[[Any], Any]
     compare: Callable[[Any, Any, dict], Mismatch | None]
     checks: list[Check] = field(default_factory=list)
@@ -449,25 +460,26 @@ def wrong(observation: dict, judge: Callable[[], Mismatch | None]) -> Mismatch |
 
 def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> Mismatch:
     """The failure as the student reads it: its setting and call written out as code they can paste."""
-    setting = check.show(case) if mismatch.setting is None else mismatch.setting
-    call = mismatch.call
+    drawn = check.show(case) if mismatch.setting is None else mismatch.setting
+    assert isinstance(drawn, Setting), f"check {check.label}: a setting written out already"
+    setting, call = drawn.text, mismatch.call
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
-        setting, call = pasteable(check.probe(case), observation, setting, mismatch.call, mismatch.got)
+        setting, call = pasteable(check.probe(case), observation, drawn, mismatch.call, mismatch.got)
     return dataclasses.replace(mismatch, setting=setting, call=call)
 
 
 def raised_in(observation: dict) -> tuple[str, ...]:
     """The kinds of exception a module raised in a request's calls, by name ("KeyError" of "KeyError: 'x'"),
     each once: a case cut down to fewer calls raises fewer of them, for the same cause."""
-    return tuple(
-        sorted(
-            {
-                result["raised"].partition(":")[0]
-                for result in observation.get("results", ())
-                if type(result) is dict and type(result.get("raised")) is str
-            }
-        )
-    )
+    results = [result for result in observation.get("results", ()) if type(result) is dict and "raised" in result]
+    return tuple(sorted({exception_name(result) for result in results if type(result["raised"]) is str}))
+
+
+def exception_name(result: dict) -> str:
+    """The kind of exception one call raised, by name ("KeyError" of {"raised": "KeyError: 'x'"}), or ""
+    when it raised none: what a Mismatch's `exception` holds, set where the judge reads the call's outcome."""
+    raised = result.get("raised")
+    return raised.partition(":")[0] if type(raised) is str else ""
 
 
 def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:

@@ -73,19 +73,6 @@ class Audience:
         named = f" for {_code_span(self.path)}" if self.kit and self.path else ""
         return named + (f" (seed {grade.seed})" if self.seed_shown else "")
 
-    def private(self, text: str, grade: Grade) -> str:
-        """text without the grader's own path to the file, for a reader who has the kit only."""
-        if not self.kit:
-            return text
-        for path in sorted({grade.path, os.path.abspath(grade.path), os.path.realpath(grade.path)}, key=len)[::-1]:
-            shown = self.path or os.path.basename(path)
-            folder = os.path.dirname(path) + os.sep
-            for written, said in ((path, shown), (folder, "")):  # the file, then a sibling of it
-                if written.count(os.sep) < 2:  # "/" or "/tmp/": not the grader's own folder alone
-                    continue
-                text = text.replace(written, said).replace(_prose(written), _prose(said))  # in prose too
-        return text
-
 
 def for_student(path_shown: str) -> Audience:
     """A student reading `class` output (feedback.md, results.json) with the kit alone: the file named
@@ -183,13 +170,12 @@ def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
     """The smallest failing input a check found, with what was expected and what came back, in Markdown."""
     failure = result.failure
     assert failure is not None
-    shown = "\n".join(part for part in (failure.setting, failure.call) if part)
     return "\n".join(
         [
             "The smallest failing input the grader found:",
             "",
             "```python",
-            _cut(shown, limit * INPUT_SCALE),
+            _cut(failure.shown, limit * INPUT_SCALE),
             "```",
             "",
             "```",
@@ -240,7 +226,7 @@ def results_json(grade: Grade, audience: Audience = INSTRUCTOR) -> dict:
             "output_format": "md",
             "visibility": "visible",
             "stdout_visibility": "hidden",
-            "tests": [{**test, "output": audience.private(test["output"], grade)} for test in tests],
+            "tests": tests,
         }
         if len(json.dumps(results, ensure_ascii=False).encode()) < MAX_RESULTS_BYTES or limit < 50:
             return results
@@ -255,7 +241,7 @@ def summary(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
     scores = grade.stage_scores()
     rows = [f"| {stage} · {STAGE_TITLES[stage]} | {scores[stage]} / {maxima[stage]} |" for stage in sorted(maxima)]
     why = _why_not_run(grade)
-    text = "\n".join(
+    return "\n".join(
         [
             f"**{grade.score} / {grade.max_score}**{audience.seed(grade)}",
             *(["", why] if why else []),
@@ -265,7 +251,6 @@ def summary(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
             *rows,
         ]
     )
-    return audience.private(text, grade)
 
 
 def feedback_markdown(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
@@ -286,7 +271,7 @@ def feedback_body(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
             labels = [result.check.label for result in grade.results if result.check.stage == number]
             span = labels[0] if len(labels) == 1 else f"{labels[0]} to {labels[-1]}"
             lines += ["", f"## Stage {number} · {STAGE_TITLES[number]}", "", f"✗ {span}: not run: {_prose(why)}"]
-        return audience.private("\n".join(lines), grade) + "\n"
+        return "\n".join(lines) + "\n"
     stage = None
     for result in grade.results:
         if result.check.stage != stage:
@@ -299,7 +284,7 @@ def feedback_body(grade: Grade, audience: Audience = INSTRUCTOR) -> str:
             "",
             check_output(result, grade, audience),
         ]
-    return audience.private("\n".join(lines), grade) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 _UMASK = os.umask(0)
@@ -339,8 +324,7 @@ def _row_detail(result: CheckResult) -> str:
     if result.passed or not result.failure:
         return result.message
     failure = result.failure
-    shown = "\n".join(part for part in (failure.setting, failure.call) if part)
-    return f"{shown}\n  expected: {failure.expected}\n  got:      {failure.got}\n  hint: {result.check.hint}"
+    return f"{failure.shown}\n  expected: {failure.expected}\n  got:      {failure.got}\n  hint: {result.check.hint}"
 
 
 def text_table(grade: Grade) -> str:

@@ -7,6 +7,7 @@ agtool/tools.py; it must run (no NameError, no KeyError) and give back what the 
 """
 
 import ast
+import functools
 import importlib
 import json
 import re
@@ -191,6 +192,27 @@ def test_a_table_the_grader_used_is_set_up_in_the_shown_input():
     assert re.search(r"^TOOLS\[(['\"]).+\1\] = \{", code, re.M), code  # the tool itself, not only its args
 
 
+def test_a_setting_is_composed_from_its_parts_never_filtered_by_its_lines():
+    """A check draws a case's setting as data: its picture of the table's tools, their names, and the rest.
+    The input a student pastes installs those tools in place of the picture and keeps the rest whole,
+    whatever its lines start with."""
+    from grader.kit.pasteable import Setting, pasteable
+
+    table = {name: {"args": {}, "returns": {}, "body": [{"return": {"n": 1}}]} for name in ("t", "u")}
+    req = {"stage": 5, "table": table, "calls": [{"fn": "call_memo", "args": ["t", {}, {"$memo": 0}]}]}
+    observation = {"results": [{"value": {"ok": True, "value": {"n": 1}, "error": None}, "runs": {"t": 1}}]}
+    setting = Setting(
+        table="TOOLS['t']['args'] = {}\n# TOOLS['t']['fn'] returns {'n': 1}", tools=("t",), rest="TOOLS_SEEN = []"
+    )
+    code, call = pasteable(req, observation, setting, "call_memo('t', {}, memo)", "{'ok': True}, body runs: 1")
+    lines = code.splitlines()
+    assert call == "call_memo('t', {}, memo)"
+    assert "TOOLS_SEEN = []" in lines and "memo = {}" in lines  # the rest, and what the call names
+    assert any(line.startswith("TOOLS['t'] = {'fn': Spy(") for line in lines)  # the tool shown, installed
+    assert not any(line.startswith(("TOOLS['u']", "# TOOLS")) for line in lines), code  # no other, no picture
+    assert setting.text == f"{setting.table}\n{setting.rest}"  # what a reader reads where it cannot be pasted
+
+
 def grade_source(source: str, stages: tuple[int, ...], seed: int = 1, name: str = "tools.py"):
     import tempfile
 
@@ -225,6 +247,47 @@ def test_a_class_students_feedback_shows_no_instructor_path(class_grade):
         assert not re.search(r"(?<![\w.])/(tmp|root|home|work|var|srv|mnt)/", text), text[:3000]
         assert "carol/lab/tools.py" in text  # the file, as the student handed it in
     assert "Seed 7" in texts[0] or "seed 7" in texts[0]  # the seed still shows
+
+
+# A tools.py whose import fails with a message that names the file as the grader read it, each way a
+# student's code can: the feedback names the file as they handed it in, and never the grader's path to it.
+NAMES_ITS_FILE = {
+    "a SyntaxError": "\n\ndef broken(:\n    pass\n",
+    "an exception at import": "\n\nraise RuntimeError('cannot start from ' + __file__)\n",
+    "a file beside it": "\n\nimport os\n\nopen(os.path.join(os.path.dirname(__file__), 'stock.csv'))\n",
+    "a traceback line": (
+        "\n\nimport traceback\n\ntry:\n    1 / 0\nexcept ZeroDivisionError:\n"
+        "    raise RuntimeError(traceback.format_exc()) from None\n"
+    ),
+    "its module's spec": "\n\nraise RuntimeError(f'loaded as {__spec__.origin} by {__loader__!r}')\n",
+}
+RAISED_AT_IMPORT = {
+    "a SyntaxError": "SyntaxError",
+    "an exception at import": "RuntimeError: cannot start from carol/lab/tools.py",
+    "a file beside it": "FileNotFoundError",
+    "a traceback line": 'File "carol/lab/tools.py", line',
+    "its module's spec": "RuntimeError: loaded as carol/lab/tools.py by None",
+}
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["in-process", "sandboxed"])
+@pytest.mark.parametrize("source", sorted(NAMES_ITS_FILE))
+def test_a_file_that_names_itself_at_import_is_named_as_the_student_handed_it_in(source, sandboxed, tmp_path):
+    from grader.instructor.sandbox.session import Limits, SandboxSession
+    from grader.kit.intake import read_submission
+    from grader.kit.report import for_student
+
+    folder = tmp_path / "class" / "carol" / "lab"
+    folder.mkdir(parents=True)
+    path = (folder / "tools.py").resolve()
+    path.write_text(REFERENCE + NAMES_ITS_FILE[source])
+    sessions = functools.partial(SandboxSession, limits=Limits(stage_seconds=60)) if sandboxed else LocalSession
+    graded = grade(read_submission(str(path), "carol/lab/tools.py"), sessions, seed=7, stages=(1,))
+    audience = for_student("carol/lab/tools.py")
+    for text in (feedback_markdown(graded, audience), json.dumps(results_json(graded, audience), ensure_ascii=False)):
+        assert "does not import" in text and RAISED_AT_IMPORT[source] in text.replace("\\", ""), text[:3000]
+        assert str(folder) not in text
+        assert not re.search(r"(?<![\w.])/(tmp|root|home|work|var|srv|mnt)/", text), text[:3000]
 
 
 def kit_parser():
@@ -344,7 +407,9 @@ def test_a_missing_function_is_named_by_the_file_not_the_module_the_grader_impor
             timeout=600,
         )
         assert done.returncode == 0, done.stderr[-2000:]
-        said.append(results.read_text().replace(str(json.loads(results.read_text())["execution_time"]), ""))
+        written = json.loads(results.read_text())
+        del written["execution_time"]  # the one field that differs run to run (as text it may equal a label: 5.1)
+        said.append(json.dumps(written, ensure_ascii=False))
     assert "tools.py has no 'memo_key'" in said[0]
     assert "submission_" not in said[0] and said[0] == said[1]
 

@@ -10,17 +10,24 @@ import pytest
 
 from grader.instructor.classroom import grade_student
 from grader.instructor.gradebook import gradebook_row
-from grader.instructor.graded import STAGE_NUMBERS, Graded
+from grader.instructor.graded import STAGE_NUMBERS, Graded, failure_reason
 from grader.instructor.handout import student_feedback, student_results
 from grader.instructor.records import read_record
 from grader.instructor.submissions import find_submissions
 from grader.instructor.term import Term
+from grader.kit.checks import every_check
+from grader.kit.probing import CheckResult, Mismatch
 from tests.beginners import source
 
 SUBMISSIONS = Path(__file__).parents[1] / "submissions"
 # student -> their file's text: a beginner's file that fails checks with a hint chosen from what was
-# observed, and one that does not define the stages at all (its failures name the exception raised).
-FILES = {"lea": source("lea.py"), "table": (SUBMISSIONS / "broken" / "table.py").read_text()}
+# observed, one that does not define the stages at all (its failures name the exception raised), and
+# a third whose failures raise (2.2) and name a problem (5.6) at the fixture's seed.
+FILES = {
+    "lea": source("lea.py"),
+    "table": (SUBMISSIONS / "broken" / "table.py").read_text(),
+    "ana": source("ana.py"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +76,33 @@ def test_the_term_is_never_written_with_the_record(graded):
     assert applied.to_json() == record.to_json() and applied.final == record.raw
     with pytest.raises(ValueError, match="the term is not applied"):
         _ = record.final
+
+
+def test_a_failure_names_its_exception_and_its_problem_as_fields(graded):
+    """What the report counts a failure by is data the judge set, written in graded.json and read back."""
+    record, out = graded["ana"]
+    written = json.loads((out / "students" / "ana" / "graded.json").read_text())
+    failures = {entry["label"]: entry["failure"] for entry in written["checks"] if entry["failure"]}
+    assert (failures["2.2"]["exception"], failures["2.2"]["problem"]) == ("TypeError", "")
+    assert (failures["5.6"]["exception"], failures["5.6"]["problem"]) == ("", "another envelope")
+    assert (record.failed["2.2"], record.failed["5.6"]) == ("raised TypeError", "another envelope")
+    again = read_record(out, "ana")
+    assert again is not None and again.failed == record.failed
+
+
+def test_the_reason_is_read_from_fields_never_from_the_text():
+    check = every_check()[0]
+    text = "raised KeyError: 'x' (a problem)"  # what a rendered got may say: the reason never reads it
+    said = {
+        "nothing": Mismatch("f()", "1", text),
+        "raised": Mismatch("f()", "1", "2", exception="KeyError"),
+        "problem": Mismatch("f()", "1", "2", problem="another envelope"),
+        "both": Mismatch("f()", "1", "2", exception="ValueError", problem="another envelope"),
+    }
+    reasons = {name: failure_reason(CheckResult(check, False, "found a wrong answer", m)) for name, m in said.items()}
+    assert reasons == {
+        "nothing": "found a wrong answer",
+        "raised": "raised KeyError",
+        "problem": "another envelope",
+        "both": "raised ValueError",
+    }

@@ -15,7 +15,7 @@ SOURCE = b"def f():\n    return g()\n\n\ndef g():\n    raise ValueError('from g'
 
 def job_in(folder, **more) -> dict:
     (folder / "tools.py").write_bytes(SOURCE)
-    return {"path": str(folder / "tools.py"), "workdir": str(folder), **more}
+    return {"path": str(folder / "tools.py"), "shown": f"{folder.name}/tools.py", "workdir": str(folder), **more}
 
 
 def said_by(job: dict) -> tuple:
@@ -39,7 +39,7 @@ def test_the_first_child_compiles_writes_the_code_and_says_its_digest(tmp_path):
     assert run(code)["ANSWER"] == 42
 
 
-def test_a_later_child_runs_the_code_as_compiled_from_its_own_copy(tmp_path):
+def test_a_later_child_runs_the_code_as_compiled_from_the_file_its_job_names(tmp_path):
     first, later = tmp_path / "first", tmp_path / "later"
     first.mkdir(), later.mkdir()
     said_by(job_in(first, keep_code=True))
@@ -55,7 +55,7 @@ def test_a_later_child_runs_the_code_as_compiled_from_its_own_copy(tmp_path):
     while tb:
         frames.append(tb.tb_frame.f_code.co_filename)
         tb = tb.tb_next
-    assert frames[-2:] == [str(later / "tools.py")] * 2  # f and g, in this child's copy: the line is found
+    assert frames[-2:] == ["later/tools.py"] * 2  # f and g, as this child's job names the file: the line is found
 
 
 @pytest.mark.parametrize("which", ["code", "source"])

@@ -248,6 +248,7 @@ class SandboxSession:
         said_confined, confined = os.pipe()
         job = {
             "path": private,
+            "shown": submission.shown,  # the file as its reader names it: the child's module knows itself so
             "stage": stage,
             "workdir": self.workdir,
             "limits": asdict(limits),

@@ -34,6 +34,7 @@ the same way first; its children die with it.
 
 import contextlib
 import ctypes
+import functools
 import gc
 import importlib
 import json
@@ -397,7 +398,12 @@ def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
         os.close(confined)
         _hide_grader()
         channel.serve(
-            runner.Child, job["path"], lambda module: bind(module, stage), from_parent, to_parent, compiled_code
+            functools.partial(runner.Child, shown=job["shown"]),
+            job["path"],
+            lambda module: bind(module, stage),
+            from_parent,
+            to_parent,
+            compiled_code,
         )
         code = 0
     except SystemExit as exit:

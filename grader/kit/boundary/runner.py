@@ -43,6 +43,7 @@ exception become outcomes, never a crash of the child.
 
 import builtins
 import contextlib
+import importlib.machinery
 import importlib.util
 import inspect
 import itertools
@@ -86,30 +87,39 @@ def error_text(error: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
-def load(path: str, code: CodeType | None = None, source: bytes | None = None) -> tuple[Any, str | None]:
+def load(
+    path: str, code: CodeType | None = None, source: bytes | None = None, shown: str | None = None
+) -> tuple[Any, str | None]:
     """(module, None), or (None, why it could not be imported, with the line in tools.py).
-    `code`: tools.py already compiled (grader/kit/compiled.py), run instead of compiling it again;
-    `source`: its bytes, already read (grader/kit/intake.py), compiled as from `path` without reading it."""
+    `code`: tools.py already compiled as from `shown` (grader/kit/compiled.py), run instead of compiling it
+    again; `source`: its bytes, already read (grader/kit/intake.py), compiled without reading `path` again.
+    `shown`: the file as its reader names it (grader/kit/intake.py's Submission.shown; `path` when not told).
+    The module is that file to itself: its code is compiled as from `shown` and its __file__ says `shown`, so
+    an exception's message, a traceback or a value that names the file names it so, never by the grader's path
+    (a sandbox's copy, the instructor's folders)."""
     name = f"submission_{os.getpid()}_{next(_module_numbers)}"
+    shown = path if shown is None else shown
     try:
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             return None, f"{os.path.basename(path)} is not a Python module"
-        module = importlib.util.module_from_spec(spec)
+        # Nothing of the module names the grader's path to it: no loader of that file, no spec's origin.
+        module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None, origin=shown))
+        vars(module)["__file__"] = shown
         vars(module)["__builtins__"] = {**vars(builtins), "__import__": _lab_import}  # its imports, now and later
         sys.modules[name] = module  # dataclasses and typing look their module up here
-        if code is None and source is not None:
-            code = compile(source, path, "exec", dont_inherit=True)  # as exec_module compiles the file's bytes
         if code is None:
-            spec.loader.exec_module(module)
-        else:
-            exec(code, vars(module))  # as exec_module runs what it compiled
+            if source is None:
+                with open(path, "rb") as file:
+                    source = file.read()
+            code = compile(source, shown, "exec", dont_inherit=True)  # as exec_module compiles the file's bytes
+        exec(code, vars(module))  # as exec_module runs what it compiled
         return module, None
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # SyntaxError, NameError, sys.exit() ... at import
         sys.modules.pop(name, None)
-        return None, error_text(error) + _line_in(error, path)
+        return None, error_text(error) + _line_in(error, shown, path)
 
 
 def _lab_import(name, globals=None, locals=None, fromlist=(), level=0):
@@ -134,14 +144,11 @@ LAB_IMPORT_REFUSED = (
 )
 
 
-def _line_in(error: BaseException, path: str) -> str:
+def _line_in(error: BaseException, shown: str, path: str) -> str:
+    """Where in the file, compiled as from `shown`, the error was raised: " (line N of tools.py)", or ""."""
     if isinstance(error, SyntaxError):
         return ""  # its message already names the line
-    lines = [
-        frame.tb_lineno
-        for frame in _frames(error.__traceback__)
-        if os.path.abspath(frame.tb_frame.f_code.co_filename) == os.path.abspath(path)
-    ]
+    lines = [frame.tb_lineno for frame in _frames(error.__traceback__) if frame.tb_frame.f_code.co_filename == shown]
     return f" (line {lines[-1]} of {os.path.basename(path)})" if lines else ""
 
 
@@ -162,9 +169,18 @@ def fits(trusted: Callable, theirs: Any) -> bool:
 class Child:
     """One imported submission and the requests it answers."""
 
-    def __init__(self, path: str, bind: Binder, body: Body, code: CodeType | None = None, source: bytes | None = None):
+    def __init__(
+        self,
+        path: str,
+        bind: Binder,
+        body: Body,
+        code: CodeType | None = None,
+        source: bytes | None = None,
+        shown: str | None = None,
+    ):
+        """The submission at `path` imported (load: `code`, `source`, and `shown`, the file as its reader names it)."""
         self.body = body
-        self.module, self.import_error = load(path, code, source)
+        self.module, self.import_error = load(path, code, source, shown)
         if self.module is None:
             return
         self.trusted = bind(self.module)

@@ -13,6 +13,7 @@ from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F40
 from grader.kit import draw
 from grader.kit.boundary import spies, values
 from grader.kit.boundary.values import py
+from grader.kit.pasteable import Setting
 
 OK_BODY: list[dict[str, Any]] = [{"return": {}}]
 
@@ -138,16 +139,19 @@ def expect_reasons(case: Any, part: str, reasons: Callable[[Any, Any], Iterable[
 # ── writing a case as Python ─────────────────────────────────────────────────
 
 
-def show_table(table: dict, parts: tuple[str, ...] = ("args", "returns", "body")) -> str:
-    """The table the grader put in TOOLS, one line per tool and part."""
-    lines = []
+def show_table(table: dict, parts: tuple[str, ...] = ("args", "returns", "body")) -> Setting:
+    """The table the grader put in TOOLS, one line per tool and part, and the tools it shows."""
+    lines, tools = [], []
     for name, tool in table.items():
         for part in parts:
             if part == "body":
                 lines.append(f"# TOOLS[{name!r}]['fn'] {show_body(tool['body'])}")
             elif part in tool:
                 lines.append(f"TOOLS[{name!r}][{part!r}] = {py(tool[part])}")
-    return "\n".join(lines)
+            else:
+                continue
+            tools += [name] if name not in tools else []
+    return Setting(table="\n".join(lines), tools=tuple(tools))
 
 
 def show_body(steps: list[dict]) -> str:

@@ -34,7 +34,8 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch, without_oracle
+from grader.kit.pasteable import Setting
+from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 DAYS = ETA_RETURNS["days"]
 ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
@@ -116,7 +117,7 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
     tools, called = observation["results"][:2]
     table = tools.get("value")
     if type(table) is not dict or not table:
-        return Mismatch("TOOLS", "a dict: tool name -> entry", got_text(tools))
+        return Mismatch("TOOLS", "a dict: tool name -> entry", got_text(tools), exception=exception_name(tools))
     calls = called.get("value") if type(called.get("value")) is dict else {}
     for name, tool in table.items():
         problem = entry_problem(name, tool, table)
@@ -125,6 +126,7 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
                 f"TOOLS[{name!r}]",
                 "an entry with fn (callable), description, args, returns and maybe upgrade",
                 f"{py(tool)} ({problem})",
+                problem=problem,
             )
         problem = fn_problem(calls.get(name))
         if problem:
@@ -132,6 +134,8 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
                 f"TOOLS[{name!r}]['fn']()",
                 "the function itself: the call reaches it (with no arguments it may raise TypeError: ... missing ...)",
                 f"{got_text(calls[name]) if problem == FN_NOT_CALLABLE else 'no outcome of a call'} ({problem})",
+                exception=exception_name(calls[name]) if problem == FN_NOT_CALLABLE else "",
+                problem=problem,
             )
     return None
 
@@ -167,6 +171,7 @@ def _body_mismatch(bodies: list, tools: tuple[str, ...]) -> Mismatch | None:
                     f"TOOLS[{tool!r}]['fn'](**{py(kwargs)})",
                     f"{py(want)} (what agtool.inventory.{tool} answers)",
                     got_text(result),
+                    exception=exception_name(result),
                 )
     return None
 
@@ -216,7 +221,11 @@ def compare_own_description(case: OwnTable, schemas: dict, observation: dict) ->
     problem = description_problem(tools["value"], described, schemas, parameters=False)
     return (
         Mismatch(
-            "describe_tools()", "one function per tool in TOOLS, agreeing with it", f"{got_text(described)} ({problem})"
+            "describe_tools()",
+            "one function per tool in TOOLS, agreeing with it",
+            f"{got_text(described)} ({problem})",
+            exception=exception_name(described),
+            problem=problem,
         )
         if problem
         else None
@@ -371,7 +380,13 @@ def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | 
     (result,) = observation["results"]
     problem = description_problem(values.decode(case.table), result, schemas)
     return (
-        Mismatch("describe_tools()", "one function per tool, agreeing with TOOLS", f"{got_text(result)} ({problem})")
+        Mismatch(
+            "describe_tools()",
+            "one function per tool, agreeing with TOOLS",
+            f"{got_text(result)} ({problem})",
+            exception=exception_name(result),
+            problem=problem,
+        )
         if problem
         else None
     )
@@ -413,7 +428,7 @@ SCHEMA_CASES = _fixed(
     {"x": {"type": "list", "items": {"type": "dict", "properties": {"y": {"type": "bool", "required": False}}}}},
 )
 
-CHECKLIST = Checklist(1, probe_own, lambda case: "", **without_oracle(judge_table))
+CHECKLIST = Checklist(1, probe_own, lambda case: Setting(), **without_oracle(judge_table))
 OWN = st.just(OwnTable())
 
 

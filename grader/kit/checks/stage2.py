@@ -49,7 +49,8 @@ from grader.kit.checks.common import (
     value_of,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch
+from grader.kit.pasteable import Setting
+from grader.kit.probing import Checklist, Mismatch, exception_name
 
 # ── the stage's case, request, judge and show ───────────────────────────────
 
@@ -100,6 +101,7 @@ def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatc
                 one_of(first),
                 got_text(result),
                 UNKNOWN_FIRST if real else advise(contract, args, first, result),
+                exception=exception_name(result),
             )
     return None
 
@@ -112,7 +114,7 @@ def shown(value: Any) -> str:
 _POWER_OF_TEN = re.compile(r"(?<![\w.'\"])(-?)1(0{30,})(?![\w.'\"])")  # an int, not inside a str
 
 
-def show(case: Case) -> str:
+def show(case: Case) -> Setting:
     return show_table(case.table, ("args",))
 
 

@@ -43,7 +43,8 @@ from grader.kit.checks.common import (
     value_of,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch, without_oracle
+from grader.kit.pasteable import Setting
+from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 # ── the stage's case, request, judge and show ───────────────────────────────
 
@@ -85,10 +86,16 @@ def right_reason(returns: dict, reasons: list[str], got) -> bool:
 
 
 def _mismatch(case: Case, value, expected: str, result: dict, hint: str) -> Mismatch:
-    return Mismatch(f"check_result({case.tool!r}, {stage2.shown(value)})", expected, got_text(result), hint)
+    return Mismatch(
+        f"check_result({case.tool!r}, {stage2.shown(value)})",
+        expected,
+        got_text(result),
+        hint,
+        exception=exception_name(result),
+    )
 
 
-def show(case: Case) -> str:
+def show(case: Case) -> Setting:
     return show_table(case.table, ("returns",))
 
 

@@ -42,7 +42,8 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch
+from grader.kit.pasteable import Setting
+from grader.kit.probing import Checklist, Mismatch, exception_name
 
 # ── the stage's case, request, judge and show, shared by its checks ──────────
 
@@ -191,6 +192,8 @@ def compare_with(judge: Callable[[dict, dict], Problem]) -> Callable[[Case, list
                     f"{show_got(result)} ({diagnosis})",
                     hint,
                     show_tool(case.table, name),
+                    exception=exception_name(result),
+                    problem=diagnosis,
                 )
         return None
 
@@ -208,12 +211,13 @@ def show_got(result: dict) -> str:
     return f"{got_text(result)}, body runs: {sum(result['runs'].values())}"
 
 
-def show_tool(table: dict, name) -> str:
-    """The one tool a call names (none when the name is no tool of the table)."""
+def show_tool(table: dict, name) -> Setting:
+    """The one tool a call names (none when the name is no tool of the table: then the table's names, and any
+    tool may be read)."""
     name = values.decode(name)
     if isinstance(name, str) and name in table:
         return show_table({name: table[name]})
-    return "TOOLS = {" + ", ".join(repr(tool) + ": {...}" for tool in table) + "}"
+    return Setting(table="TOOLS = {" + ", ".join(repr(tool) + ": {...}" for tool in table) + "}")
 
 
 CHECKLIST = Checklist(4, probe, lambda case: show_table(case.table), expect, compare_with(refusal_problem))

@@ -20,6 +20,7 @@ remembering it exactly are both right, so there the body runs are not judged.
 Each check's fixed cases hold every edge of its rule, so a verdict never hangs on the seed.
 """
 
+import dataclasses
 import functools
 import math
 import random
@@ -46,7 +47,8 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch, without_oracle
+from grader.kit.pasteable import Setting
+from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 MEMO = {"$memo": 0}
 
@@ -143,13 +145,17 @@ def compare(
                 shown(case, want),
                 f"{stage4.show_got(result)} ({problem})",
                 hint(case, want, result, problem),
+                exception=exception_name(result),
+                problem=problem,
             )
         if change:
             said[-1] = f"envelope = {said[-1]}\nchange_everything_in(envelope)"
     return None
 
 
-CHECKLIST = Checklist(5, probe, lambda case: show_table(case.table) + "\nmemo = {}", expect, compare)
+CHECKLIST = Checklist(
+    5, probe, lambda case: dataclasses.replace(show_table(case.table), rest="memo = {}"), expect, compare
+)
 
 
 @st.composite
@@ -252,7 +258,8 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
                 pair_hint(name, args, other_name, other_args, keys)
                 if problem in ("unequal", "shared")
                 else answer_hint(problem, name, other_name, leaves(args) + leaves(other_args)),
-                "",
+                Setting(),
+                exception=exception_name(first) or exception_name(second),
             )
     return None
 
@@ -261,7 +268,7 @@ def judged_in_pairs(pair_hint: PairHint) -> dict:
     """probe, show, expect and compare of a check of memo_key's keys in pairs, judged without the oracle."""
     return {
         "probe": probe_keys,
-        "show": lambda case: "",  # the failing pair says it all
+        "show": lambda case: Setting(),  # the failing pair says it all
         **without_oracle(functools.partial(judge_keys, pair_hint=pair_hint)),
     }
 
@@ -518,7 +525,12 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
         key, _first, again = results[3 * at : 3 * at + 3]
         if key.get("value", "raised") is not None:
             return Mismatch(
-                f"memo_key({case.tool!r}, {show_value(args)})", "None", key_text(key), unholdable_hint(args), ""
+                f"memo_key({case.tool!r}, {show_value(args)})",
+                "None",
+                key_text(key),
+                unholdable_hint(args),
+                Setting(),
+                exception=exception_name(key),
             )
         value = again.get("value")
         if again.get("runs") != {case.tool: 1} or type(value) is not dict or value.get("ok") is not True:
@@ -528,6 +540,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 "{'ok': True, ...}, body runs: 1 (args without a key are never remembered)",
                 stage4.show_got(again),
                 NO_KEY_HINTS["remembered"],
+                exception=exception_name(again),
             )
     for (name, args, holds), key in zip(case.names, results[3 * len(case.args) :], strict=True):
         right = type(key.get("value")) is str if holds else ("value" in key and key["value"] is None)
@@ -537,7 +550,8 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 "a key (str)" if holds else "None",
                 key_text(key),
                 unholdable_hint(args),
-                "",
+                Setting(),
+                exception=exception_name(key),
             )
     return None
 
@@ -621,7 +635,7 @@ UNHOLDABLES = Unholdable(
     points=2,
     examples=4,
     probe=probe_unholdable,
-    show=lambda case: f"TOOLS[{case.tool!r}]['args'] = {NO_KEY_ARGS!r}",
+    show=lambda case: Setting(table=f"TOOLS[{case.tool!r}]['args'] = {NO_KEY_ARGS!r}", tools=(case.tool,)),
     always=(UNHOLDABLES,),
     **without_oracle(judge_unholdable),
 )

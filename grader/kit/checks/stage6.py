@@ -54,7 +54,8 @@ from grader.kit.checks.common import (
     show_table,
 )
 from grader.kit.oracle_access import oracle
-from grader.kit.probing import Checklist, Mismatch
+from grader.kit.pasteable import Setting
+from grader.kit.probing import Checklist, Mismatch, exception_name
 
 MEMO = {"$memo": 0}
 NODES = ("pick", "call", "fix", "answer", "give_up")
@@ -226,6 +227,8 @@ def compare(case: Case, expected: list, observation: dict, problem: Problem | No
                 show_state(state, runs),
                 f"{show_got(result)} ({found})",
                 run_hint(req, how, shared, state, found, result),
+                exception=exception_name(result),
+                problem=found,
             )
     return None
 
@@ -391,7 +394,7 @@ def show_got(result: dict) -> str:
     return got_text(result)
 
 
-def show(case: Case) -> str:
+def show(case: Case) -> Setting:
     return show_table(case.table)
 
 
@@ -761,9 +764,13 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
     attempts, region, *runs = observation["results"]
     if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
-        return Mismatch("MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts), setting="")
+        return Mismatch(
+            "MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts), setting=Setting(), exception=exception_name(attempts)
+        )
     if region.get("value") != DEFAULT_REGION:
-        return Mismatch("DEFAULT_REGION", py(DEFAULT_REGION), got_text(region), setting="")
+        return Mismatch(
+            "DEFAULT_REGION", py(DEFAULT_REGION), got_text(region), setting=Setting(), exception=exception_name(region)
+        )
     for req, (path, body_runs), result in zip(GRAPH_RUNS, expected, runs, strict=False):
         problem = walk_problem(case, path, body_runs, result)
         if problem:
@@ -932,6 +939,8 @@ def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | N
             ODD_STATE if odd(how) else show_state(state, runs),
             f"{show_got(result)} ({problem})",
             LIMIT_HINTS["odd"] if odd(how) else LIMIT_HINTS["recursion"] if recursion else "",
+            exception=exception_name(result),
+            problem=problem,
         )
     return None
 
@@ -983,7 +992,13 @@ def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatc
             else _state_problem(got)
         )
         if problem:
-            return Mismatch(_call_text(req, kwargs, shared), STATE_FORM, f"{show_got(result)} ({problem})")
+            return Mismatch(
+                _call_text(req, kwargs, shared),
+                STATE_FORM,
+                f"{show_got(result)} ({problem})",
+                exception=exception_name(result),
+                problem=problem,
+            )
     return None
 
 
@@ -1244,6 +1259,7 @@ def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | 
             got_text(result),
             fix_hint(key, tool, args, reason, want, result),
             show_fix_tool(case, tool),
+            exception=exception_name(result),
         )
     return None
 
@@ -1303,7 +1319,7 @@ def _changed_given(args, field: str, got) -> tuple | None:
     return None
 
 
-def show_fix_tool(case: Fixes, tool: str) -> str:
+def show_fix_tool(case: Fixes, tool: str) -> Setting:
     return show_table({tool: case.table[tool]}, ("args", "upgrade"))
 
 
@@ -1388,7 +1404,7 @@ SOME_FIXES = st.lists(st.one_of(RANGE_CALLS, UNKNOWN_CALLS), min_size=1, max_siz
     probe=probe_fixes,
     expect=expect_fixes,
     compare=compare_fixes,
-    show=lambda case: "",
+    show=lambda case: Setting(),
     always=FIX_CASES,
 )
 def fixes_table():
