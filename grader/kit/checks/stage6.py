@@ -10,23 +10,10 @@ Draws stay clear of what the spec leaves open: a misspelt name is one edit from
 exactly one contract name and far from the others; an invented one shares no
 letter with any; no NaN to clamp in a run. Numbers out of range come small or of
 any size (2 ** 1100: no float holds it). call_memo and what it uses are the grader's own.
+Where the spec leaves a choice, every choice it allows is right (each judge says which).
 
-What every correct module shares is judged where a choice is left: a picker's
-exception leaves run or ends it gave_up with a reason that names it; a max_attempts
-that is not an int makes no call and gives up with a reason that names it; a fix
-that meets NaN repairs it as the spec says or gives up; where the trusted run gives
-up on a reason that came back, a module may give up sooner, never later (6.5).
-
-The graph (6.1) is judged by what it does, never by what the child says it is:
-while run answers three requests, the child follows the graph the submission's
-build_graph() gives (grader/kit/boundary/runner.py, "follow") and sends the nodes it
-walked and what each returned. The walk must be the trusted loop's path, with the
-spy body run, here, as often as that path needs, and the call node's update must
-hold what the body returned: a value drawn for the case that the child only learns
-by running it.
-
-Each check's section below holds its fixed cases, its draws, its own judge and hints;
-what the stage's checks share comes first.
+What the stage's checks share comes first; then each check's section holds its fixed
+cases, its draws, and its own judge and hints.
 """
 
 import difflib
@@ -135,24 +122,26 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     if type(got) is not dict:
         return "run must return the final state, a dict"
     answered = state["status"] == "answered"
-    checks = (
-        ("status", got.get("status") == state["status"]),
-        (
-            "answer",
-            answer_shows(got.get("answer"), state.get("texts", [])) if answered else got.get("answer") is None,
-        ),
-        ("attempts", values.same(got.get("attempts"), state["attempts"])),
-        ("reasons", same_reasons(got.get("reasons"), state["reasons"])),
-        (
-            "result",
-            same_envelope(got.get("result"), state["result"]) or (state["attempts"] == 0 and got.get("result") is None),
-        ),
-        ("tool", not answered or values.same(got.get("tool"), state["tool"])),
-        ("args", not answered or values.same(got.get("args"), state["args"])),
-        ("body runs", result["runs"] == runs),
+    answer = answer_shows(got.get("answer"), state.get("texts", [])) if answered else got.get("answer") is None
+    envelope = same_envelope(got.get("result"), state["result"]) or (
+        state["attempts"] == 0 and got.get("result") is None
     )
-    wrong = [field for field, right in checks if not right]
+    wrong = not_right(
+        status=got.get("status") == state["status"],
+        answer=answer,
+        attempts=values.same(got.get("attempts"), state["attempts"]),
+        reasons=same_reasons(got.get("reasons"), state["reasons"]),
+        result=envelope,
+        tool=not answered or values.same(got.get("tool"), state["tool"]),
+        args=not answered or values.same(got.get("args"), state["args"]),
+        body_runs=result["runs"] == runs,
+    )
     return f"{', '.join(wrong)} not as expected" if wrong else None
+
+
+def not_right(**fields: bool) -> list[str]:
+    """The fields whose test failed, in order, as a student reads them ("body runs")."""
+    return [field.replace("_", " ") for field, right in fields.items() if not right]
 
 
 def same_reason(got: Any, want: str | None) -> bool:
@@ -179,16 +168,12 @@ def not_given_up_at_once(got: dict, naming: str) -> list[str]:
     """The fields of a final state that are not those of a run given up before any call (status gave_up,
     attempts 0, no answer) with a reason that names `naming`."""
     reasons = got.get("reasons")
-    return [
-        field
-        for field, right in (
-            ("status", got.get("status") == "gave_up"),
-            ("attempts", values.same(got.get("attempts"), 0)),
-            ("answer", got.get("answer") is None),
-            ("reasons", type(reasons) is list and any(type(r) is str and naming in r for r in reasons)),
-        )
-        if not right
-    ]
+    return not_right(
+        status=got.get("status") == "gave_up",
+        attempts=values.same(got.get("attempts"), 0),
+        answer=got.get("answer") is None,
+        reasons=type(reasons) is list and any(type(r) is str and naming in r for r in reasons),
+    )
 
 
 def answer_shows(answer, texts: list[str]) -> bool:
@@ -399,7 +384,7 @@ def worlds(
     (None for the default, or one of 3, 4 and 5)."""
     limits = st.sampled_from([None, 3, 4, 5]) if limits is None else limits
     regions = {draw.pick(d, ("busan", "jeju", "daegu"))} | ({"seoul"} if seoul else set())
-    specs = {
+    specs: dict[str, dict] = {
         "sku": {"type": "str"},
         "region": {"type": "str", "allowed": sorted(regions)},
         "limit": {"type": "int", "min": 1, "max": d(st.integers(1, 5))},
@@ -442,6 +427,11 @@ def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_A
 
 
 # ── 6.1 · the constants, and the graph build_graph() gives at work ───────────
+# The graph is judged by what it does, never by what the child says it is: while run answers three requests,
+# the child follows the graph the submission's build_graph() gives (grader/kit/boundary/runner.py, "follow") and
+# sends the nodes it walked and what each returned. The walk must be the trusted loop's path, with the spy body
+# run, here, as often as that path needs, and the call node's update must hold what the body returned: a value
+# drawn for the case that the child only learns by running it.
 
 NODES = ("pick", "call", "fix", "answer", "give_up")
 TOKEN_LETTERS = "0123456789abcdef"
@@ -561,9 +551,8 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
 def constants_and_graph():
     """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", and run walks build_graph()'s graph: pick, call, fix, answer, give_up
 
-    MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() adds the nodes pick, call, fix, answer
-    and give_up to a StateGraph and returns graph.compile(), and run invokes that graph. The grader
-    watches the graph build_graph() gives while run answers a request, fixes one and gives one up.
+    The skeleton imports MAX_ATTEMPTS and DEFAULT_REGION from agtool.contract: keep that import rather
+    than values of your own. build_graph() returns graph.compile(), and run invokes that graph.
     """
     return st.builds(Setup, st.text(TOKEN_LETTERS, min_size=12, max_size=12).filter(lambda token: len(set(token)) > 1))
 
@@ -608,8 +597,7 @@ def answer_hint(state: dict, problem: str, raised: str = "") -> str:
 def answers():
     """run answers a request whose call succeeds, one door call, through the memo it is given
 
-    A call that succeeds goes straight to answer: status "answered", an answer built from the value, one
-    door call. Pass the memo you are given on to call_memo.
+    after_call sends an ok envelope to answer, never to fix; pass the memo run is given on to call_memo.
     """
     return worlds((), "good", None, limits=st.sampled_from([None, 1, 2, 4]), runs=3)
 
@@ -696,8 +684,8 @@ def _field(reason: str) -> str:
 def fixes_what_it_can():
     """run fixes what FIXES fix (region, range, misspelt or invented names, too_big), by full reason, then by prefix
 
-    Look a fix up by the full reason, then by its <stage>:<check> prefix ("args:range:limit" ->
-    "args:range"), apply it, and call again.
+    FIXES.get(reason), then FIXES.get(prefix) ("args:range:limit" -> "args:range"); the fix node puts
+    what the fix returns into the state, and its edge leads back to call.
     """
     # Limits away from 6.6's boundary: a run of n calls takes 2n + 1 graph steps, so a recursion limit of
     # max_attempts + 5 (too small for a long run) must still let these runs of at most 4 calls finish.
@@ -722,8 +710,8 @@ def fixes_what_it_can():
 def gives_up_at_once():
     """run gives up at once on a reason it cannot fix (result:empty above all): one door call, one body run at most
 
-    A reason with no fix (result:empty above all, tool:raised, args:missing) goes straight to give_up:
-    one door call, no retry.
+    after_call decides: a reason FIXES has no fix for (tool:raised and args:missing have none either)
+    leads to give_up, not to fix.
     """
     return st.one_of(
         st.sampled_from(UNFIXABLE).flatmap(lambda fault: worlds((fault,), "good", None)),
@@ -793,8 +781,8 @@ def repeat_problem(state: dict, runs: dict, result: dict) -> str | None:
 def gives_up_on_repeats():
     """run gives up when the same reason comes back, or when the fix cannot help (no upgrade, a dotted field)
 
-    Keep every reason in the state; when the newest one is already there, the fix did not help: give up.
-    A fix that returns None, or breaks on a field that is no arg of the contract, cannot help either.
+    Keep every reason in the state: after_call gives up when the newest one is already there. A fix that
+    returns None, or raises, leaves the fix node no tool to call, and after_fix gives up.
     """
     return worlds(("region",), "good", None, seoul=False)
 
@@ -886,8 +874,8 @@ def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | N
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default); one that is not an int makes none
 
-    Count door calls in the state and stop at max_attempts (MAX_ATTEMPTS by default); max_attempts=0
-    makes no call at all. Set LangGraph's recursion_limit from max_attempts, so that it never ends a run first.
+    Count door calls in the state and test the count before each call (before_call); set LangGraph's
+    recursion_limit from max_attempts, so that it never ends a run first.
     """
     return some(FIXABLE, 2, 4).flatmap(
         lambda faults: worlds(faults, "too_big", "good", limits=st.sampled_from([None, 0, 1, 2, -3]))
@@ -970,8 +958,8 @@ def odd_or_not(d) -> Case:
 def keeps_the_state():
     """run returns the state (tool, args, result, reasons, path, attempts, status, answer); odd requests too
 
-    Return the graph's final state: tool, args, result, reasons, path (node names in order), attempts,
-    status and answer. Odd requests give up; nothing raises.
+    Return what build_graph().invoke(...) gives back, each node appending its name to path. Odd requests
+    give up; nothing raises.
     """
     return odd_or_not()
 
@@ -1190,7 +1178,9 @@ def fix_hint(key: str, args, reason: str, want: dict, result: dict) -> str:
     if "." in field:
         return FIX_HINTS["dotted"]
     after = got.get("args") if type(got) is dict else None
-    for arg, value in args.items() if type(args) is dict and type(after) is dict else ():
+    if type(args) is not dict or type(after) is not dict:
+        return ""
+    for arg, value in args.items():
         if arg != field and not (arg in after and values.same(after[arg], value)):  # a given arg changed
             if key == "args:unknown":
                 return FIXING_HINTS["rename"].format(arg=arg, given=py(value))
@@ -1277,8 +1267,8 @@ UNKNOWN_CALLS = st.tuples(st.sampled_from(FIX_TYPOS + tuple((far, "sku") for far
 def fixes_table():
     """each fix in FIXES, called alone with a state, gives the change the spec says (run not needed)
 
-    Each fix takes the state and returns {"tool"} and/or {"args"}, or None when it cannot help, and changes
-    nothing but the field its reason names.
+    Each fix takes the state and returns {"tool": ...} and/or {"args": ...}, or None when it cannot help;
+    it reads its field from the reason, after the <stage>:<check> prefix.
     """
     calls = st.one_of(RANGE_CALLS.map(_range_call), UNKNOWN_CALLS.map(_unknown_call))
     return st.lists(calls, min_size=1, max_size=3).map(lambda calls: Fixes(tuple(calls)))
@@ -1287,15 +1277,24 @@ def fixes_table():
 # ── 6.9 · a picker instead of the rules ──────────────────────────────────────
 
 GOOD_PICK = {"$tuple": ["stock", {"sku": "A-100", "region": "seoul", "limit": 1}]}
-
-
-def picked(*steps_and_requests) -> Case:
-    """A case of runs that each ask the spy picker, whose answers are `steps_and_requests`' steps, in order."""
-    table = {
-        "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["good"]),
-        "picker": entry(body=[step for step, _ in steps_and_requests]),
-    }
-    return Case(table, tuple((req, {"picker": {"$spy": "picker"}}, False) for _, req in steps_and_requests))
+PICKER_STEPS = (  # (what the spy picker does, the request run is given), run after run
+    ({"return": GOOD_PICK}, {"tool": "nope"}),
+    ({"return": GOOD_PICK}, None),
+    ({"return": {"$tuple": [5, []]}}, ASK),
+    ({"return": {"$tuple": ["stock", "sku=A-100"]}}, ASK),
+    ({"return": ["stock", {"sku": "A-100", "region": "seoul", "limit": 2}]}, {"tool": "stock"}),
+    ({"raise": "ValueError"}, ASK),
+    ({"raise": "PickerDown"}, ASK),
+)
+PICKS = (
+    Case(
+        {
+            "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["good"]),
+            "picker": entry(body=[step for step, _ in PICKER_STEPS]),
+        },
+        tuple((req, {"picker": {"$spy": "picker"}}, False) for _, req in PICKER_STEPS),
+    ),
+)
 
 
 def picker_problem(name: str, runs: dict, result: dict) -> str | None:
@@ -1308,33 +1307,16 @@ def picker_problem(name: str, runs: dict, result: dict) -> str | None:
     got = result.get("value")
     if type(got) is not dict:
         return f"the picker's {name} must get out of run, or end it gave_up"
-    wrong = not_given_up_at_once(got, naming=name)
-    return (
-        f"{', '.join(wrong)} not as for a picker that raised {name} (it gets out of run, or the run gives up "
-        f"at once, attempts 0, with a reason that names {name})"
-        if wrong
-        else None
-    )
-
-
-PICKS = (
-    picked(
-        ({"return": GOOD_PICK}, {"tool": "nope"}),
-        ({"return": GOOD_PICK}, None),
-        ({"return": {"$tuple": [5, []]}}, ASK),
-        ({"return": {"$tuple": ["stock", "sku=A-100"]}}, ASK),
-        ({"return": ["stock", {"sku": "A-100", "region": "seoul", "limit": 2}]}, {"tool": "stock"}),
-        ({"raise": "ValueError"}, ASK),
-        ({"raise": "PickerDown"}, ASK),
-    ),
-)
+    wrong = ", ".join(not_given_up_at_once(got, naming=name))
+    why = f"(it gets out of run, or the run gives up at once, attempts 0, with a reason that names {name})"
+    return f"{wrong} not as for a picker that raised {name} {why}" if wrong else None
 
 
 @CHECKLIST.check(number=9, points=2, examples=0, always=PICKS)
 def uses_the_picker():
     """run(request, picker=...) calls picker(request) once instead of the rules; its exception leaves run or ends it
 
-    In pick, use runtime.context.picker when there is one (pick_by_rules otherwise). Whatever it raises
-    either goes out of run, or ends the run gave_up at once with a reason that names the exception's type.
+    In pick, use runtime.context.picker when there is one (pick_by_rules otherwise), and call it once,
+    with the request.
     """
     return st.nothing()  # the picker's table of answers is fixed: PICKS holds every row of it
