@@ -45,10 +45,17 @@ from grader.kit.checks.common import (
 from grader.kit.oracle_access import oracle
 from grader.kit.probing import Checklist, Mismatch, without_oracle
 
-# ── what the stage's checks share: a case of runs, its request, its judge, how it is shown ──
+# ── what the checks share: the case, its request, judge, show and hints ──────
 
 MEMO = {"$memo": 0}
 JUDGED = ("status", "attempts", "reasons", "tool", "args", "result")  # what run_problem reads of a state
+SHARED_HINTS = {  # what a fix does wrong in a run (6.3) and called alone (6.8) alike
+    "huge": "The arg is an int too big for a float (2 ** 1100): turning it into a float, as math.isnan does, "
+    "raises OverflowError. The rule clamps an int of any size: compared with min and max as it is, it is "
+    "exact.",
+    "rename": "rename_or_drop renames only onto a contract arg not given yet: {arg!r} was given ({given}), so "
+    "the misspelt name is dropped and {arg!r} stays as the caller gave it.",
+}
 
 
 @dataclass(frozen=True)
@@ -221,11 +228,16 @@ def run_hint(req, shared: bool, state: dict, problem: str, result: dict) -> str:
     run's fixes are 6.3's lesson (fixing_hint) and its memo and answer 6.2's (answer_hint)."""
     raised = result.get("raised", "")
     if "OverflowError" in raised:
-        return FIXING_HINTS["huge"]
+        return SHARED_HINTS["huge"]
     if shared and "body runs" in problem:
         return ANSWER_HINTS["memo"]
     fixing = "raises" not in state and type(result.get("value")) is dict
     return (fixing and fixing_hint(req, state, result["value"])) or answer_hint(state, problem, raised)
+
+
+def _field(reason: str) -> str:
+    """The field a reason names: all of it after <stage>:<check>, ':' and '.' included."""
+    return reason.split(":", 2)[-1]
 
 
 def show_state(state: dict, runs: dict) -> str:
@@ -628,11 +640,6 @@ FIXED = (
 )
 FIX_KEYS = ("args:allowed:region", "args:range", "args:unknown", "result:too_big")  # the lesson's FIXES
 FIXING_HINTS = {
-    "huge": "The arg is an int too big for a float (2 ** 1100): turning it into a float, as math.isnan does, "
-    "raises OverflowError. The rule clamps an int of any size: compared with min and max as it is, it is "
-    "exact.",
-    "rename": "rename_or_drop renames only onto a contract arg not given yet: {arg!r} was given ({given}), so "
-    "the misspelt name is dropped and {arg!r} stays as the caller gave it.",
     "starts": "{reason} has no fix: neither the full reason nor its <stage>:<check> prefix is a key of FIXES. "
     "A key it merely starts with is another reason's fix (args:allowed:region is region's), so the run gives "
     "up after one call.",
@@ -652,7 +659,7 @@ def fixing_hint(req, state: dict, got: dict) -> str:
         for arg, value in given.items():
             kept = arg in state["args"] and values.same(state["args"][arg], value)
             if kept and not values.same(got["args"].get(arg), value):
-                return FIXING_HINTS["rename"].format(arg=arg, given=py(value))
+                return SHARED_HINTS["rename"].format(arg=arg, given=py(value))
     starts = _starts_a_fix_key(state["reasons"])
     if starts and got.get("attempts") != state["attempts"]:
         return FIXING_HINTS["starts"].format(reason=starts)
@@ -662,8 +669,8 @@ def fixing_hint(req, state: dict, got: dict) -> str:
     fields = [_field(reason) for reason in state["reasons"]]
     if any(":" in field for field in fields) and got.get("status") != state["status"]:
         return FIXING_HINTS["prefix"]
-    huge = type(given) is dict and any(type(value) is int and value.bit_length() > 1024 for value in given.values())
-    return FIXING_HINTS["huge"] if huge and got.get("status") != state["status"] else ""  # huge: no float holds it
+    no_float = type(given) is dict and any(type(value) is int and value.bit_length() > 1024 for value in given.values())
+    return SHARED_HINTS["huge"] if no_float and got.get("status") != state["status"] else ""
 
 
 def _starts_a_fix_key(reasons: list) -> str:
@@ -673,11 +680,6 @@ def _starts_a_fix_key(reasons: list) -> str:
         if any(reason.startswith(key) and key not in (reason, prefix) for key in FIX_KEYS):
             return reason
     return ""
-
-
-def _field(reason: str) -> str:
-    """The field a reason names: all of it after <stage>:<check>, ':' and '.' included."""
-    return reason.split(":", 2)[-1]
 
 
 @CHECKLIST.check(number=3, points=3, examples=5, always=FIXED)
@@ -1165,7 +1167,7 @@ def fix_hint(key: str, args, reason: str, want: dict, result: dict) -> str:
     """The hint for what a fix gave; "" keeps the check's own."""
     field, raised, got = _field(reason), result.get("raised", ""), result.get("value")
     if "OverflowError" in raised:
-        return FIXING_HINTS["huge"]
+        return SHARED_HINTS["huge"]
     if want["gives_up"] == "none":
         return FIX_HINTS["no upgrade"]
     if raised and field in FIX_ARGS and "KeyError" in raised:
@@ -1183,7 +1185,7 @@ def fix_hint(key: str, args, reason: str, want: dict, result: dict) -> str:
     for arg, value in args.items():
         if arg != field and not (arg in after and values.same(after[arg], value)):  # a given arg changed
             if key == "args:unknown":
-                return FIXING_HINTS["rename"].format(arg=arg, given=py(value))
+                return SHARED_HINTS["rename"].format(arg=arg, given=py(value))
             became = py(after[arg]) if arg in after else "gone"
             return FIX_HINTS["one field"].format(field=field, arg=arg, before=py(value), after=became)
     return ""
