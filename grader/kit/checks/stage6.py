@@ -121,13 +121,11 @@ def expected_runs(case: Case) -> list[list]:
 
 def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     """What is wrong in an observed run, field by field, or None."""
-    got = result.get("value")
     if "raises" in state:
         return picker_problem(state["raises"], runs, result)
-    if "raised" in result:
-        return "run raised"
-    if type(got) is not dict:
-        return "run must return the final state, a dict"
+    if unreadable := not_a_state(result):
+        return unreadable
+    got = result["value"]
     answered = state["status"] == "answered"
     answer = answer_shows(got.get("answer"), state.get("texts", [])) if answered else got.get("answer") is None
     envelope = same_envelope(got.get("result"), state["result"]) or (
@@ -144,6 +142,13 @@ def run_problem(state: dict, runs: dict, result: dict) -> str | None:
         body_runs=result["runs"] == runs,
     )
     return f"{', '.join(wrong)} not as expected" if wrong else None
+
+
+def not_a_state(result: dict) -> str | None:
+    """Why what run gave is no final state to judge, or None."""
+    if "raised" in result:
+        return "run raised"
+    return None if type(result.get("value")) is dict else "run must return the final state, a dict"
 
 
 def not_right(**fields: bool) -> list[str]:
@@ -835,11 +840,9 @@ def odd(how) -> bool:
 def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
     """Never more door calls than max_attempts, and a long run is never cut short; a max_attempts that is not
     an int makes no call and gives up at once, with a reason that names max_attempts."""
-    got = result.get("value")
-    if "raised" in result:
-        return "run raised"
-    if type(got) is not dict:
-        return "run must return the final state, a dict"
+    if unreadable := not_a_state(result):
+        return unreadable
+    got = result["value"]
     limit = kwargs_of(how).get("max_attempts", MAX_ATTEMPTS)
     if odd(how):
         wrong = not_given_up_at_once(got, naming="max_attempts") + ([] if not result["runs"] else ["body runs"])
@@ -911,13 +914,7 @@ def judge_state(case: Case, observation: dict) -> Mismatch | None:
         got = result.get("value")
         if result.get("raised", "").startswith("GraphRecursionError"):
             continue  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
-        problem = (
-            "run raised"
-            if "raised" in result
-            else "run must return the final state, a dict"
-            if type(got) is not dict
-            else _state_problem(got)
-        )
+        problem = not_a_state(result) or _state_problem(got)
         if problem:
             return Mismatch(call_text(req, how, shared), STATE_FORM, f"{show_got(result)} ({problem})")
     return None
