@@ -1104,26 +1104,27 @@ def _nan_repaired(tool: str, args, reason: str, after) -> bool:
 
 
 def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | None:
-    for (key, tool, args, reason), want, kept in zip(case.calls, expected, observation["results"], strict=False):
+    for fixed, want, kept in zip(case.calls, expected, observation["results"], strict=False):
+        key, tool, args, reason = fixed
         result, left = unkept(kept)
-        asked = (
-            f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
-            f"state['result']['error'] = {reason!r}"
-        )
-        setting = show_table({tool: case.table[tool]}, ("args", "upgrade"))
         if left is not None and not values.same(left, args):
-            return Mismatch(
-                asked,
-                f"state['args'] as it was: {py(args, 10**4)}",
-                f"state['args'] became {py(left, 10**4)}",
-                FIX_HINTS["in place"],
-                setting,
-            )
+            shown = f"state['args'] as it was: {py(args, 10**4)}"
+            return fix_failed(case, fixed, shown, f"state['args'] became {py(left, 10**4)}", FIX_HINTS["in place"])
         if fix_problem(tool, args, reason, want, result):
-            return Mismatch(
-                asked, fix_shown(tool, want), got_text(result), fix_hint(key, args, reason, want, result), setting
-            )
+            hint = fix_hint(key, args, reason, want, result)
+            return fix_failed(case, fixed, fix_shown(tool, want), got_text(result), hint)
     return None
+
+
+def fix_failed(case: Fixes, fixed: tuple, expected: str, got: str, hint: str) -> Mismatch:
+    """A fix's wrong answer, with its call and the tool it reads written out (for a failure alone: the
+    tool is cut from the table)."""
+    key, tool, args, reason = fixed
+    asked = (
+        f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
+        f"state['result']['error'] = {reason!r}"
+    )
+    return Mismatch(asked, expected, got, hint, show_table({tool: case.table[tool]}, ("args", "upgrade")))
 
 
 def fix_shown(tool: str, want: dict) -> str:
