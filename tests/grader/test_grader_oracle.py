@@ -152,7 +152,7 @@ def test_run_comes_to_what_the_reference_comes_to(case):
     assert_runs_agree(case)
 
 
-@pytest.mark.parametrize("case", stage6.INCIDENTS["answers"], ids=lambda case: case.table["stock"]["body"][0].keys())
+@pytest.mark.parametrize("case", stage6.ANSWERED, ids=lambda case: case.table["stock"]["body"][0].keys())
 def test_run_answers_what_the_reference_answers(case):
     """6.2's fixed cases too: a value JSON cannot show (keys of mixed types, a list that holds itself) is answered."""
     assert_runs_agree(case)

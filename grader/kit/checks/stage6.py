@@ -10,27 +10,16 @@ Draws stay clear of what the spec leaves open: a misspelt name is one edit from
 exactly one contract name and far from the others; an invented one shares no
 letter with any; no NaN to clamp in a run. Numbers out of range come small or of
 any size (2 ** 1100: no float holds it). call_memo and what it uses are the grader's own.
+Where the spec leaves a choice, every choice it allows is right (each judge says which).
 
-What every correct module shares is judged where a choice is left: a picker's
-exception leaves run or ends it gave_up with a reason that names it; a max_attempts
-that is not an int makes no call and gives up with a reason that names it; a fix
-that meets NaN repairs it as the spec says or gives up; where the trusted run gives
-up on a reason that came back, a module may give up sooner, never later (6.5).
-
-The graph (6.1) is judged by what it does, never by what the child says it is:
-while run answers three requests, the child follows the graph the submission's
-build_graph() gives (grader/kit/boundary/runner.py, "follow") and sends the nodes it
-walked and what each returned. The walk must be the trusted loop's path, with the
-spy body run, here, as often as that path needs, and the call node's update must
-hold what the body returned: a value drawn for the case that the child only learns
-by running it.
+What the stage's checks share comes first; then each check's section holds its fixed
+cases, its draws, and its own judge and hints.
 """
 
 import difflib
 import json
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +27,7 @@ from hypothesis import strategies as st
 
 from agtool.contract import MAX_INT_BITS, spelt_alike
 from grader.kit import draw
-from grader.kit.boundary import values
+from grader.kit.boundary import spies, values
 from grader.kit.boundary.spies import SPY_MARK
 from grader.kit.checks.common import (
     DEFAULT_REGION,
@@ -55,16 +44,19 @@ from grader.kit.checks.common import (
 )
 from grader.kit.oracle_access import oracle
 from grader.kit.pasteable import Setting
-from grader.kit.probing import Checklist, Mismatch, exception_name
+from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
+
+# ── what the checks share: the case, its request, judge, show and hints ──────
 
 MEMO = {"$memo": 0}
-NODES = ("pick", "call", "fix", "answer", "give_up")
-STATE_KEYS = ("tool", "args", "result", "reasons", "path", "attempts", "status", "answer")
-STATE_FORM = (
-    f"a final state with {', '.join(STATE_KEYS)}; path a walk pick -> call -> (fix -> call)* -> answer | give_up"
-)
 JUDGED = ("status", "attempts", "reasons", "tool", "args", "result")  # what run_problem reads of a state
-PATH = re.compile(r"pick(,call(,fix,call)*(,answer|,fix,give_up|,give_up)|,give_up)")
+SHARED_HINTS = {  # what a fix does wrong in a run (6.3) and called alone (6.8) alike
+    "huge": "The arg is an int too big for a float (2 ** 1100): turning it into a float, as math.isnan does, "
+    "raises OverflowError. The rule clamps an int of any size: compared with min and max as it is, it is "
+    "exact.",
+    "rename": "rename_or_drop renames only onto a contract arg not given yet: {arg!r} was given ({given}), so "
+    "the misspelt name is dropped and {arg!r} stays as the caller gave it.",
+}
 
 
 @dataclass(frozen=True)
@@ -81,9 +73,10 @@ class Case:
 
 
 def probe(case: Case) -> dict:
-    calls = []
-    for req, how, shared in case.runs:
-        calls.append(call("run", req, kwargs={**kwargs_of(how), **({"memo": MEMO} if shared else {})}))
+    calls = [
+        call("run", req, kwargs={**kwargs_of(how), **({"memo": MEMO} if shared else {})})
+        for req, how, shared in case.runs
+    ]
     return request(6, case.table, calls)
 
 
@@ -94,7 +87,7 @@ def kwargs_of(how) -> dict:
     return {} if how is None else {"max_attempts": how}
 
 
-def _call_text(req, how, shared) -> str:
+def call_text(req, how, shared) -> str:
     kwargs = kwargs_of(how)
     more = "".join(
         f", max_attempts={py(kwargs['max_attempts'])}" if key == "max_attempts" else f", picker={kwargs[key]['$spy']}"
@@ -106,14 +99,14 @@ def _call_text(req, how, shared) -> str:
 def expected_runs(case: Case) -> list[list]:
     """Per run: [the trusted final state (what is judged of it, plain data), the body runs it takes]; for a
     picker that raises, {"raises": its exception's name} for the state."""
-    tools, spies = parent_tools(case.table)
+    tools, bodies = parent_tools(case.table)
     memo: dict = {}
     expected = []
     for req, how, shared in case.runs:
         kwargs = kwargs_of(how)
-        before = {tool: spy.runs for tool, spy in spies.items()}
+        before = spies.runs(bodies)
         limit = kwargs.get("max_attempts", MAX_ATTEMPTS)
-        picker = spies[kwargs["picker"]["$spy"]] if "picker" in kwargs else None
+        picker = bodies[kwargs["picker"]["$spy"]] if "picker" in kwargs else None
         try:
             state = oracle.run(tools, values.decode(req), limit, memo if shared else None, picker)
             judged = {key: values.to_plain(state[key]) for key in JUDGED if key in state}
@@ -123,40 +116,45 @@ def expected_runs(case: Case) -> list[list]:
             if not getattr(error, SPY_MARK, False):
                 raise
             judged = {"raises": type(error).__name__}
-        expected.append(
-            [judged, {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]}]
-        )
+        expected.append([judged, spies.runs_since(bodies, before)])
     return expected
 
 
 def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     """What is wrong in an observed run, field by field, or None."""
-    got = result.get("value")
     if "raises" in state:
         return picker_problem(state["raises"], runs, result)
+    if unreadable := not_a_state(result):
+        return unreadable
+    got = result["value"]
+    answered = state["status"] == "answered"
+    answer = answer_shows(got.get("answer"), state.get("texts", [])) if answered else got.get("answer") is None
+    envelope = same_envelope(got.get("result"), state["result"]) or (
+        state["attempts"] == 0 and got.get("result") is None
+    )
+    wrong = not_right(
+        status=got.get("status") == state["status"],
+        answer=answer,
+        attempts=values.same(got.get("attempts"), state["attempts"]),
+        reasons=same_reasons(got.get("reasons"), state["reasons"]),
+        result=envelope,
+        tool=not answered or values.same(got.get("tool"), state["tool"]),
+        args=not answered or values.same(got.get("args"), state["args"]),
+        body_runs=result["runs"] == runs,
+    )
+    return f"{', '.join(wrong)} not as expected" if wrong else None
+
+
+def not_a_state(result: dict) -> str | None:
+    """Why what run gave is no final state to judge, or None."""
     if "raised" in result:
         return "run raised"
-    if type(got) is not dict:
-        return "run must return the final state, a dict"
-    answered = state["status"] == "answered"
-    checks = (
-        ("status", got.get("status") == state["status"]),
-        (
-            "answer",
-            answer_shows(got.get("answer"), state.get("texts", [])) if answered else got.get("answer") is None,
-        ),
-        ("attempts", values.same(got.get("attempts"), state["attempts"])),
-        ("reasons", same_reasons(got.get("reasons"), state["reasons"])),
-        (
-            "result",
-            same_envelope(got.get("result"), state["result"]) or (state["attempts"] == 0 and got.get("result") is None),
-        ),
-        ("tool", not answered or values.same(got.get("tool"), state["tool"])),
-        ("args", not answered or values.same(got.get("args"), state["args"])),
-        ("body runs", result["runs"] == runs),
-    )
-    wrong = [field for field, right in checks if not right]
-    return f"{', '.join(wrong)} not as expected" if wrong else None
+    return None if type(result.get("value")) is dict else "run must return the final state, a dict"
+
+
+def not_right(**fields: bool) -> list[str]:
+    """The fields whose test failed, in order, as a student reads them ("body runs")."""
+    return [field.replace("_", " ") for field, right in fields.items() if not right]
 
 
 def same_reason(got: Any, want: str | None) -> bool:
@@ -183,66 +181,20 @@ def not_given_up_at_once(got: dict, naming: str) -> list[str]:
     """The fields of a final state that are not those of a run given up before any call (status gave_up,
     attempts 0, no answer) with a reason that names `naming`."""
     reasons = got.get("reasons")
-    return [
-        field
-        for field, right in (
-            ("status", got.get("status") == "gave_up"),
-            ("attempts", values.same(got.get("attempts"), 0)),
-            ("answer", got.get("answer") is None),
-            ("reasons", type(reasons) is list and any(type(r) is str and naming in r for r in reasons)),
-        )
-        if not right
-    ]
-
-
-def picker_problem(name: str, runs: dict, result: dict) -> str | None:
-    """A picker that raised `name`: its exception goes out of run, or the run gives up at once (no door
-    call, no answer) with a reason that names the exception's type. Either way no body but the picker's runs."""
-    if result["runs"] != runs:
-        return "the bodies ran another number of times"
-    if "raised" in result:
-        return None if result["raised"].split(":")[0] == name else f"run raised, but not the picker's {name}"
-    got = result.get("value")
-    if type(got) is not dict:
-        return f"the picker's {name} must get out of run, or end it gave_up"
-    wrong = not_given_up_at_once(got, naming=name)
-    return (
-        f"{', '.join(wrong)} not as for a picker that raised {name} (it gets out of run, or the run gives up "
-        f"at once, attempts 0, with a reason that names {name})"
-        if wrong
-        else None
+    return not_right(
+        status=got.get("status") == "gave_up",
+        attempts=values.same(got.get("attempts"), 0),
+        answer=got.get("answer") is None,
+        reasons=type(reasons) is list and any(type(r) is str and naming in r for r in reasons),
     )
-
-
-Problem = Callable[[dict, dict, dict], "str | None"]  # (the trusted state, its body runs, what came back)
-
-
-def compare(case: Case, expected: list, observation: dict, problem: Problem | None = None) -> Mismatch | None:
-    """The first run whose outcome `problem` (run_problem unless told) finds wrong, as a Mismatch."""
-    for (req, how, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
-        found = (problem or run_problem)(state, runs, result)
-        if found:
-            return Mismatch(
-                _call_text(req, how, shared),
-                show_state(state, runs),
-                f"{show_got(result)} ({found})",
-                run_hint(req, how, shared, state, found, result),
-                exception=exception_name(result),
-                problem=found,
-            )
-    return None
 
 
 def answer_shows(answer, texts: list[str]) -> bool:
     """A non-empty sentence that shows the text of every str of the value (texts_of): as it is, or with the
     escapes json.dumps or repr write for quotes, backslashes and control characters; a non-ASCII letter
     ("É") as it is, never "\\u00c9"."""
-    return type(answer) is str and answer != "" and all(any(form in answer for form in _forms(t)) for t in texts)
-
-
-def _forms(text: str) -> set[str]:
-    """A str's text as a sentence may show it: itself, or inside the quotes json.dumps or repr put around it."""
-    return {text, json.dumps(text, ensure_ascii=False)[1:-1], repr(text)[1:-1]}
+    forms = [{text, json.dumps(text, ensure_ascii=False)[1:-1], repr(text)[1:-1]} for text in texts]
+    return type(answer) is str and answer != "" and all(any(form in answer for form in text) for text in forms)
 
 
 def texts_of(value: Any) -> list[str]:
@@ -263,91 +215,37 @@ def texts_of(value: Any) -> list[str]:
     return sorted(found)
 
 
-ANSWER_HINT = (
-    "The answer shows the ok value's text: every str in it, non-ASCII letters as they are (json.dumps "
-    "escapes them to \\u00c9 unless told otherwise). Where json.dumps cannot write the value (keys of mixed "
-    "types to sort, a list that holds itself) it raises, yet the value still has a text: its repr. Only an "
-    "int of over 4,300 digits has none in Python; then any sentence will do."
-)
-RUN_HINTS = {
-    "no text": "This ok value holds an int of over 4,300 digits, and Python refuses to write such an int as "
-    "text: json.dumps, repr and str all raise ValueError on it, a fallback to repr too. run never raises: for "
-    "a value that has no text, any sentence is an answer.",
-    "memo": "The body ran where the memo run was given should have answered: run uses the memo it is "
-    "given, an empty dict too. An empty dict is falsy, so a test of its truth swaps it for a new one that the "
-    'caller never sees fill; only a memo that is None is the caller\'s "no memo".',
-    "huge": "The arg is an int too big for a float (2 ** 1100): turning it into a float, as math.isnan does, "
-    "raises OverflowError. The rule clamps an int of any size: compared with min and max as it is, it is "
-    "exact.",
-    "rename": "rename_or_drop renames only onto a contract arg not given yet: {arg!r} was given ({given}), so "
-    "the misspelt name is dropped and {arg!r} stays as the caller gave it.",
-    "starts": "{reason} has no fix: neither the full reason nor its <stage>:<check> prefix is a key of FIXES. "
-    "A key it merely starts with is another reason's fix (args:allowed:region is region's), so the run gives "
-    "up after one call.",
-    "one field": "Here two fields fail ({reasons}): each reason's fix repairs its own field and calls again, "
-    "one call a reason. This run answered after another number of calls: a fix changed more than the field "
-    "its reason names.",
-    "prefix": "A fix is looked up by the full reason, then by its <stage>:<check> prefix, the reason's first "
-    "two parts: a field may hold ':' itself (args:unknown:sku: has the prefix args:unknown), so the prefix is "
-    "not everything before the last ':'.",
-}
+def compare(case: Case, expected: list, observation: dict, problem=run_problem) -> Mismatch | None:
+    """The first run whose outcome `problem` finds wrong, as a Mismatch."""
+    for (req, how, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
+        found = problem(state, runs, result)
+        if found:
+            return Mismatch(
+                call_text(req, how, shared),
+                show_state(state, runs),
+                f"{show_got(result)} ({found})",
+                run_hint(req, shared, state, found, result),
+                exception=exception_name(result),
+                problem=found,
+            )
+    return None
 
 
-def run_hint(req, how, shared: bool, state: dict, problem: str, result: dict) -> str:
-    """The hint for what was observed of one run; "" keeps the check's own."""
-    got = result.get("value")
-    if "OverflowError" in result.get("raised", ""):
-        return RUN_HINTS["huge"]
+def run_hint(req, shared: bool, state: dict, problem: str, result: dict) -> str:
+    """The hint for what was observed of one run; "" keeps the check's own. Whichever check's case it is, a
+    run's fixes are 6.3's lesson (fixing_hint) and its memo and answer 6.2's (answer_hint)."""
+    raised = result.get("raised", "")
+    if "OverflowError" in raised:
+        return SHARED_HINTS["huge"]
     if shared and "body runs" in problem:
-        return RUN_HINTS["memo"]
-    if "raises" in state or type(got) is not dict:
-        return answer_hint(state, problem, result.get("raised", ""))
-    given = req.get("args") if type(req) is dict else None
-    if state["status"] == "answered" and type(given) is dict and type(got.get("args")) is dict:
-        for arg, value in given.items():
-            kept = arg in state["args"] and values.same(state["args"][arg], value)
-            if kept and not values.same(got["args"].get(arg), value):
-                return RUN_HINTS["rename"].format(arg=arg, given=py(value))
-    if _starts_a_fix_key(state["reasons"]) and got.get("attempts") != state["attempts"]:
-        return RUN_HINTS["starts"].format(reason=_starts_a_fix_key(state["reasons"]))
-    answered_sooner = got.get("status") == state["status"] == "answered" and got.get("attempts") != state["attempts"]
-    if answered_sooner and sum(reason.startswith("args:") for reason in state["reasons"]) > 1:
-        return RUN_HINTS["one field"].format(reasons=", ".join(state["reasons"]))
-    fields = [reason.split(":", 2)[-1] for reason in state["reasons"]]
-    if any(":" in field for field in fields) and got.get("status") != state["status"]:
-        return RUN_HINTS["prefix"]
-    huge = type(given) is dict and any(map(_huge, given.values()))
-    if huge and got.get("status") != state["status"]:
-        return RUN_HINTS["huge"]
-    return answer_hint(state, problem, result.get("raised", ""))
+        return ANSWER_HINTS["memo"]
+    fixing = "raises" not in state and type(result.get("value")) is dict
+    return (fixing and fixing_hint(req, state, result["value"])) or answer_hint(state, problem, raised)
 
 
-FIX_KEYS = ("args:allowed:region", "args:range", "args:unknown", "result:too_big")  # the lesson's FIXES
-
-
-def _starts_a_fix_key(reasons: list) -> str:
-    """A reason that starts with a key of the lesson's FIXES without being it or having it as its prefix."""
-    for reason in reasons:
-        prefix = ":".join(reason.split(":")[:2])
-        if any(reason.startswith(key) and key not in (reason, prefix) for key in FIX_KEYS):
-            return reason
-    return ""
-
-
-def _huge(value) -> bool:
-    """An int no float can hold."""
-    return type(value) is int and value.bit_length() > 1024
-
-
-def answer_hint(state: dict, problem: str, raised: str = "") -> str:
-    """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show
-    (`raised`: what run raised, if it did)."""
-    if state.get("status") != "answered":
-        return ""
-    cannot_show = values.anywhere(state["result"]["value"], values.is_marker)
-    if problem == "run raised" and cannot_show and raised.startswith("ValueError") and "digits" in raised:
-        return RUN_HINTS["no text"]
-    return ANSWER_HINT if problem.startswith("answer") or (problem == "run raised" and cannot_show) else ""
+def _field(reason: str) -> str:
+    """The field a reason names: all of it after <stage>:<check>, ':' and '.' included."""
+    return reason.split(":", 2)[-1]
 
 
 def show_state(state: dict, runs: dict) -> str:
@@ -385,11 +283,7 @@ def _body_value_named(result: Any) -> Any:
 def show_got(result: dict) -> str:
     value = result.get("value")
     if type(value) is dict:
-        value = {
-            key: value[key]
-            for key in ("status", "attempts", "reasons", "tool", "args", "result", "answer")
-            if key in value
-        }
+        value = {key: value[key] for key in (*JUDGED, "answer") if key in value}
         return f"{py(value, 10**4)}, body runs: {sum(result['runs'].values())}"
     return got_text(result)
 
@@ -401,7 +295,7 @@ def show(case: Case) -> Setting:
 CHECKLIST = Checklist(6, probe, show, expected_runs, compare)
 
 
-# ── the world ────────────────────────────────────────────────────────────────
+# ── the world the checks' cases are drawn from ───────────────────────────────
 
 ROW = {"qty": {"type": "int", "min": 0}, "bays": {"type": "list", "max_len": 1, "allow_empty": True}}
 RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": ROW}}
@@ -427,8 +321,9 @@ BODIES: dict[str, list[dict[str, Any]]] = {
     "huge_int": [{"return": {"sku": "A-100", "rows": [_ROW], "total": {"$power": [10, 4300]}}}],
 }
 # The answer's own bodies are 6.2's fixed cases alone: a draw of another check never meets them.
-ANSWER_BODIES = ("accented", "quoted", "mixed_keys", "holds_itself", "huge_int")
-DRAWN_BODIES = tuple(body for body in BODIES if body not in ANSWER_BODIES)
+DRAWN_BODIES = tuple(
+    body for body in BODIES if body not in ("accented", "quoted", "mixed_keys", "holds_itself", "huge_int")
+)
 
 # The arg names a world's contracts use: far apart, so a misspelling is close to one only.
 LONG_NAMES = ("region", "limit", "budget", "warehouse", "color")
@@ -451,19 +346,6 @@ def _typos(name: str, among: tuple[str, ...] = (*LONG_NAMES, "sku")) -> list[str
 
 TYPOS = {name: _typos(name) for name in LONG_NAMES}
 
-
-def _arg_specs(d, seoul: bool) -> dict:
-    regions = {draw.pick(d, ("busan", "jeju", "daegu"))} | ({"seoul"} if seoul else set())
-    return {
-        "sku": {"type": "str"},
-        "region": {"type": "str", "allowed": sorted(regions)},
-        "limit": {"type": "int", "min": 1, "max": d(st.integers(1, 5))},
-        "budget": {"type": "float", "min": 0.5, "max": d(st.integers(1, 5)) + 0.5},
-        "warehouse": {"type": "int", "min": 0},
-        "color": {"type": "str", "allowed": ["blue", "red"]},
-    }
-
-
 # How far out of range an int is drawn: a step or two, or more than any float holds (2 ** 1100).
 INT_OFFSETS = st.one_of(st.integers(1, 3), st.integers(1025, 1100).map(lambda bits: 2**bits))
 
@@ -484,6 +366,10 @@ def _misspell(d, args):
     return args
 
 
+def _set(req: dict, arg: str, value) -> dict:
+    return {**req, "args": {**req["args"], arg: value}}
+
+
 # fault -> (the contract args it needs, what it does to the request)
 FAULTS = {
     "region": (("region",), lambda d, req: _set(req, "region", draw.pick(d, ("mars", "Seoul", "")))),
@@ -501,33 +387,34 @@ FIXABLE = ("region", "limit", "budget", "warehouse", "typo", "invented")
 UNFIXABLE = ("missing", "type", "color", "tool")
 
 
-def _set(req: dict, arg: str, value) -> dict:
-    return {**req, "args": {**req["args"], arg: value}}
-
-
-LIMITS = st.sampled_from([None, 3, 4, 5])  # a run's max_attempts, None for the default
+def stock_table(contract: dict, body: str, upgrade: str | None) -> dict:
+    """The tool "stock" answering with BODIES[body], and its upgrade "stock_v2" answering with BODIES[upgrade]."""
+    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body], upgrade="stock_v2" if upgrade else None)}
+    if upgrade:
+        table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
+    return table
 
 
 @st.composite
 def worlds(
-    d,
-    faults: tuple[str, ...],
-    body: str,
-    upgrade: str | None,
-    seoul: bool = True,
-    limits=None,
-    runs: int = 1,
+    d, faults: tuple[str, ...], body: str, upgrade: str | None, seoul: bool = True, limits=None, runs: int = 1
 ) -> Case:
     """The tool "stock" (body `body`; upgrade "stock_v2" with body `upgrade`, if any), and runs of
-    requests to it, each with every fault of `faults` put in."""
-    limits = LIMITS if limits is None else limits
-    specs = _arg_specs(d, seoul)
+    requests to it, each with every fault of `faults` put in; each run's max_attempts drawn from `limits`
+    (None for the default, or one of 3, 4 and 5)."""
+    limits = st.sampled_from([None, 3, 4, 5]) if limits is None else limits
+    regions = {draw.pick(d, ("busan", "jeju", "daegu"))} | ({"seoul"} if seoul else set())
+    specs: dict[str, dict] = {
+        "sku": {"type": "str"},
+        "region": {"type": "str", "allowed": sorted(regions)},
+        "limit": {"type": "int", "min": 1, "max": d(st.integers(1, 5))},
+        "budget": {"type": "float", "min": 0.5, "max": d(st.integers(1, 5)) + 0.5},
+        "warehouse": {"type": "int", "min": 0},
+        "color": {"type": "str", "allowed": ["blue", "red"]},
+    }
     needed = {arg for fault in faults for arg in FAULTS[fault][0]} | {"sku"}
     chosen = needed | {name for name in specs if d(draw.BOOL)}
     contract = {name: spec for name, spec in specs.items() if name in chosen}
-    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body], upgrade="stock_v2" if upgrade else None)}
-    if upgrade:
-        table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
     planned: list[tuple] = []
     for _ in range(d(st.integers(1, runs))):
         if planned and d(draw.BOOL):  # the same question again
@@ -541,134 +428,32 @@ def worlds(
         for fault in faults:
             req = FAULTS[fault][1](d, req)
         planned.append(({"tool": req["tool"], "args": req["args"]}, d(limits), runs > 1 and d(draw.BOOL)))
-    return Case(table, tuple(planned))
+    return Case(stock_table(contract, body, upgrade), tuple(planned))
 
 
 def some(choices: tuple[str, ...], least: int, most: int):
     return st.lists(st.sampled_from(choices), min_size=least, max_size=most, unique=True).map(tuple)
 
 
-# ── the lesson's incidents, tried under every seed ───────────────────────────
-
+# What the fixed cases of the checks ask: a request to "stock" under the lab's contract (one region fewer).
 STOCK_ARGS = {**LAB_ARGS, "region": {"type": "str", "allowed": ["busan", "seoul"]}}
+ASK = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 1}}
+EVERYTHING_WRONG = {"tool": "stock", "args": {"sku": "D-400", "region": "mars", "limit": 5}}
 
 
 def stock(body: str, upgrade: str | None, *runs: tuple, contract: dict = STOCK_ARGS) -> Case:
-    table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body], upgrade="stock_v2" if upgrade else None)}
-    if upgrade:
-        table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
-    return Case(table, tuple((request, limit, False) for request, limit in runs))
+    """A fixed case: stock_table's world, and runs of (request, how) with no memo shared."""
+    return Case(stock_table(contract, body, upgrade), tuple((request, how, False) for request, how in runs))
 
 
-ASK = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 1}}
-MISSPELT = {"tool": "stock", "args": {"sku": "A-100", "regoin": "busan", "limit": 1}}
-EVERYTHING_WRONG = {"tool": "stock", "args": {"sku": "D-400", "region": "mars", "limit": 5}}
-# Six distinct fixable reasons in a row (unknown:regoin, unknown:limti, unknown:zz, allowed:region, range:limit,
-# result:too_big), then the upgrade answers: 7 door calls, 15 graph steps, more than a recursion limit below
-# 2 * max_attempts + 2 allows.
-CHAIN = {"tool": "stock", "args": {"sku": "D-400", "regoin": "mars", "limti": 5, "zz": 1}}
-HUGE_LIMIT = 2**40  # any int is a limit: run must not build anything of max_attempts' size
-# A fix changes only the field its reason names. skuu is closest to sku, which the caller gave: skuu is dropped,
-# and the run answers about A-100, never B-200. A misspelt "sku:" (a field may hold ":"; one edit from sku) is
-# renamed to sku, found by its prefix args:unknown; an int no float holds is clamped like any other.
-CLASH = {"tool": "stock", "args": {"sku": "A-100", "skuu": "B-200", "region": "seoul", "limit": 1}}
-COLON = {"tool": "stock", "args": {"sku:": "A-100", "region": "seoul", "limit": 1}}
-HUGE_ARG = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 2**1100}}
-BUDGET_ARGS = {**STOCK_ARGS, "budget": {"type": "float", "min": 0.5, "max": 5.5, "required": False}}
-TWO_RANGES = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 5, "budget": 0.1}}
-TWO_UNKNOWN = {"tool": "stock", "args": {"sku": "A-100", "regoin": "busan", "limit": 1, "zz": 1}}
-CODE_ARGS = {"sku": {"type": "str"}, "region_code": {"type": "str", "allowed": ["KR"]}}
-SHARED_PREFIX = {"tool": "stock", "args": {"sku": "A-100", "region_code": "JP"}}
-# A run never cut short, at little cost: fifty invented names dropped one a call (all three contract args are
-# given, so none is renamed), then the answer: 51 door calls, 103 graph steps, past a fixed recursion limit of
-# 100 and LangGraph's default while the submission runs (25: grader/kit/boundary/runner.py; its own, 10,007, would take
-# 5,000 calls to reach: too dear to probe).
-LONG_CALLS = 51  # the fewest past a fixed limit of 100: the longest fixed case, a tenth of the stage's time
-LONG = {
-    "tool": "stock",
-    "args": {"sku": "A-100", "region": "seoul", "limit": 1, **{f"x{i}": i for i in range(LONG_CALLS - 1)}},
-}
-# stock's upgrade is stock_v2 and stock_v2's is stock, both too big: the fix helps (another tool each time), yet
-# the same reason comes back on the second call, whatever else a module chooses.
-UPGRADE_CYCLE = Case(
-    {
-        "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["too_big"], upgrade="stock_v2"),
-        "stock_v2": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["too_big"], upgrade="stock"),
-    },
-    ((ASK, None, False),),
-)
-INCIDENTS = {
-    "answers": (
-        stock("good", None, (ASK, None), (ASK, 1)),
-        stock("accented", None, (ASK, None)),
-        stock("quoted", None, (ASK, None)),
-        stock("mixed_keys", None, (ASK, None)),
-        stock("holds_itself", None, (ASK, None)),
-        stock("huge_int", None, (ASK, None)),
-        Case(stock("good", None).table, ((ASK, {}, True), (ASK, {}, True), (ASK, {"max_attempts": 1}, True))),
-    ),
-    "fixes": (
-        stock("too_big", "good", (EVERYTHING_WRONG, 5)),
-        # a reason that shares the start of a FIXES key: args:allowed:region_code is neither args:allowed:region
-        # nor has the prefix args:allowed a fix: no fix, one door call
-        stock("good", None, (SHARED_PREFIX, None), contract=CODE_ARGS),
-        # two fields fail at once: each fix repairs its own, one call each (a fix that repairs both saves a call)
-        stock("good", None, (TWO_RANGES, None), (TWO_UNKNOWN, None), contract=BUDGET_ARGS),
-        stock("good", None, (MISSPELT, None)),
-        stock("good", None, (CLASH, None), (COLON, None), (HUGE_ARG, None)),
-    ),
-    "gives up": (stock("empty", None, (ASK, None)), stock("raise", None, (ASK, None))),
-    "repeats": (
-        stock(
-            "good",
-            None,
-            (EVERYTHING_WRONG, None),
-            contract={**STOCK_ARGS, "region": {"type": "str", "allowed": ["busan"]}},
-        ),
-        UPGRADE_CYCLE,
-    ),
-    "limit": (
-        stock(
-            "too_big",
-            "good",
-            (EVERYTHING_WRONG, None),
-            (EVERYTHING_WRONG, 0),
-            (EVERYTHING_WRONG, 2),
-            (EVERYTHING_WRONG, 1),
-            (EVERYTHING_WRONG, -1),
-        ),
-        stock("too_big", "good", (CHAIN, 7), (ASK, HUGE_LIMIT)),
-        stock("good", None, (LONG, LONG_CALLS), (ASK, -HUGE_LIMIT)),
-    ),
-    "odd limits": (
-        stock("good", None, *[(ASK, {"max_attempts": limit}) for limit in (True, False, 2.0, "3", [3], draw.NAN)]),
-        Case(stock("good", None).table, ((ASK, {"max_attempts": None}, False),)),
-    ),
-}
-WHERE = {"type": "dict", "properties": {"min_qty": {"type": "int", "min": 0}}}
-NESTED_ARGS = {"sku": {"type": "str"}, "where": WHERE}
-CANNOT_HELP = (
-    stock(
-        "good",
-        None,
-        ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": -1}}}, None),
-        ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": 1, "max_qty": 5}}}, None),
-        contract=NESTED_ARGS,
-    ),
-    stock("too_big", None, (ASK, None)),
-)
+# ── 6.1 · the constants, and the graph build_graph() gives at work ───────────
+# The graph is judged by what it does, never by what the child says it is: while run answers three requests,
+# the child follows the graph the submission's build_graph() gives (grader/kit/boundary/runner.py, "follow") and
+# sends the nodes it walked and what each returned. The walk must be the trusted loop's path, with the spy body
+# run, here, as often as that path needs, and the call node's update must hold what the body returned: a value
+# drawn for the case that the child only learns by running it.
 
-
-# ── the checks ───────────────────────────────────────────────────────────────
-
-
-@dataclass(frozen=True)
-class Setup:
-    """The constants, and the graph at work: its tool's body answers with `token` in its value."""
-
-    token: str
-
-
+NODES = ("pick", "call", "fix", "answer", "give_up")
 TOKEN_LETTERS = "0123456789abcdef"
 # The requests the graph walks for 6.1, one for each way through it, each as every other stage-6
 # check expects the spec's loop to take it: answered at once, fixed by its full reason (no prefix,
@@ -678,7 +463,17 @@ GRAPH_RUNS = (
     {"tool": "stock", "args": {"sku": "A-100", "region": "mars", "limit": 1}},
     {"tool": "stock_v9", "args": {"sku": "A-100"}},
 )
-FOLLOWED = "build_graph"
+GRAPH_HINT = (
+    "run must go through the graph build_graph() gives: a compiled StateGraph with the nodes pick, call, fix, "
+    "answer and give_up. The grader watches the very graph build_graph() returns while run answers."
+)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The constants, and the graph at work: its tool's body answers with `token` in its value."""
+
+    token: str
 
 
 def graph_table(case: Setup) -> dict:
@@ -690,20 +485,17 @@ def probe_setup(case: Setup) -> dict:
         6,
         graph_table(case),
         [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True)]
-        + [call("run", req, follow=FOLLOWED) for req in GRAPH_RUNS],
+        + [call("run", req, follow="build_graph") for req in GRAPH_RUNS],
     )
 
 
 def expect_walks(case: Setup) -> list[tuple[list, dict]]:
     """Per run of GRAPH_RUNS, the trusted loop's path (the nodes the graph must walk) and its body runs."""
-    tools, spies = parent_tools(graph_table(case))
+    tools, bodies = parent_tools(graph_table(case))
     expected = []
     for req in GRAPH_RUNS:
-        before = {tool: spy.runs for tool, spy in spies.items()}
-        state = oracle.run(tools, values.decode(req))
-        expected.append(
-            (state["path"], {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]})
-        )
+        before = spies.runs(bodies)
+        expected.append((oracle.run(tools, values.decode(req))["path"], spies.runs_since(bodies, before)))
     return expected
 
 
@@ -713,15 +505,9 @@ def walked(result: dict) -> tuple[list, list] | None:
     got = result.get("value")
     if type(got) is not dict or type(got.get("walks")) is not list:
         return None
-    nodes: list[str] = []
-    calls: list[Any] = []
-    for walk in got["walks"]:
-        for step in walk if type(walk) is list else ():
-            if type(step) is list and len(step) == 2 and step[0] in NODES:
-                nodes.append(step[0])
-                if step[0] == "call":
-                    calls.append(step[1])
-    return nodes, calls
+    steps = [step for walk in got["walks"] if type(walk) is list for step in walk]
+    nodes = [step for step in steps if type(step) is list and len(step) == 2 and step[0] in NODES]
+    return [node for node, _ in nodes], [update for node, update in nodes if node == "call"]
 
 
 def holds(value: Any, text: str) -> bool:
@@ -754,12 +540,6 @@ def walk_problem(case: Setup, path: list, runs: dict, result: dict) -> str | Non
     return None
 
 
-GRAPH_HINT = (
-    "run must go through the graph build_graph() gives: a compiled StateGraph with the nodes pick, call, fix, "
-    "answer and give_up. The grader watches the very graph build_graph() returns while run answers."
-)
-
-
 def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | None:
     # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
     attempts, region, *runs = observation["results"]
@@ -777,7 +557,7 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
             return Mismatch(
                 f"run({py(req, 10**4)})  # watching the graph build_graph() gives",
                 f"build_graph()'s graph walks {' -> '.join(path)}, body runs: {sum(body_runs.values())}",
-                f"{problem}",
+                problem,
                 GRAPH_HINT,
             )
     return None
@@ -795,29 +575,132 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
 def constants_and_graph():
     """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", and run walks build_graph()'s graph: pick, call, fix, answer, give_up
 
-    MAX_ATTEMPTS = 3 and DEFAULT_REGION = "seoul"; build_graph() adds the nodes pick, call, fix, answer
-    and give_up to a StateGraph and returns graph.compile(), and run invokes that graph. The grader
-    watches the graph build_graph() gives while run answers a request, fixes one and gives one up.
+    The skeleton imports MAX_ATTEMPTS and DEFAULT_REGION from agtool.contract: keep that import rather
+    than values of your own. build_graph() returns graph.compile(), and run invokes that graph.
     """
     return st.builds(Setup, st.text(TOKEN_LETTERS, min_size=12, max_size=12).filter(lambda token: len(set(token)) > 1))
 
 
-@CHECKLIST.check(number=2, points=2, examples=3, always=INCIDENTS["answers"])
+# ── 6.2 · an answer, through the memo run is given ───────────────────────────
+
+ANSWERED = (
+    stock("good", None, (ASK, None), (ASK, 1)),
+    stock("accented", None, (ASK, None)),
+    stock("quoted", None, (ASK, None)),
+    stock("mixed_keys", None, (ASK, None)),
+    stock("holds_itself", None, (ASK, None)),
+    stock("huge_int", None, (ASK, None)),
+    Case(stock_table(STOCK_ARGS, "good", None), ((ASK, {}, True), (ASK, {}, True), (ASK, {"max_attempts": 1}, True))),
+)
+ANSWER_HINTS = {
+    "answer": "The answer shows the ok value's text: every str in it, non-ASCII letters as they are (json.dumps "
+    "escapes them to \\u00c9 unless told otherwise). Where json.dumps cannot write the value (keys of mixed "
+    "types to sort, a list that holds itself) it raises, yet the value still has a text: its repr. Only an "
+    "int of over 4,300 digits has none in Python; then any sentence will do.",
+    "no text": "This ok value holds an int of over 4,300 digits, and Python refuses to write such an int as "
+    "text: json.dumps, repr and str all raise ValueError on it, a fallback to repr too. run never raises: for "
+    "a value that has no text, any sentence is an answer.",
+    "memo": "The body ran where the memo run was given should have answered: run uses the memo it is "
+    "given, an empty dict too. An empty dict is falsy, so a test of its truth swaps it for a new one that the "
+    'caller never sees fill; only a memo that is None is the caller\'s "no memo".',
+}
+
+
+def answer_hint(state: dict, problem: str, raised: str = "") -> str:
+    """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show
+    (`raised`: what run raised, if it did)."""
+    if state.get("status") != "answered":
+        return ""
+    cannot_show = values.anywhere(state["result"]["value"], values.is_marker)
+    if problem == "run raised" and cannot_show and raised.startswith("ValueError") and "digits" in raised:
+        return ANSWER_HINTS["no text"]
+    return ANSWER_HINTS["answer"] if problem.startswith("answer") or (problem == "run raised" and cannot_show) else ""
+
+
+@CHECKLIST.check(number=2, points=2, examples=3, always=ANSWERED)
 def answers():
     """run answers a request whose call succeeds, one door call, through the memo it is given
 
-    A call that succeeds goes straight to answer: status "answered", an answer built from the value, one
-    door call. Pass the memo you are given on to call_memo.
+    after_call sends an ok envelope to answer, never to fix; pass the memo run is given on to call_memo.
     """
     return worlds((), "good", None, limits=st.sampled_from([None, 1, 2, 4]), runs=3)
 
 
-@CHECKLIST.check(number=3, points=3, examples=5, always=INCIDENTS["fixes"])
+# ── 6.3 · a fix by full reason, then by prefix ───────────────────────────────
+
+MISSPELT = {"tool": "stock", "args": {"sku": "A-100", "regoin": "busan", "limit": 1}}
+# A fix changes only the field its reason names. skuu is closest to sku, which the caller gave: skuu is dropped,
+# and the run answers about A-100, never B-200. A misspelt "sku:" (a field may hold ":"; one edit from sku) is
+# renamed to sku, found by its prefix args:unknown; an int no float holds is clamped like any other.
+CLASH = {"tool": "stock", "args": {"sku": "A-100", "skuu": "B-200", "region": "seoul", "limit": 1}}
+COLON = {"tool": "stock", "args": {"sku:": "A-100", "region": "seoul", "limit": 1}}
+HUGE_ARG = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 2**1100}}
+BUDGET_ARGS = {**STOCK_ARGS, "budget": {"type": "float", "min": 0.5, "max": 5.5, "required": False}}
+TWO_RANGES = {"tool": "stock", "args": {"sku": "A-100", "region": "seoul", "limit": 5, "budget": 0.1}}
+TWO_UNKNOWN = {"tool": "stock", "args": {"sku": "A-100", "regoin": "busan", "limit": 1, "zz": 1}}
+CODE_ARGS = {"sku": {"type": "str"}, "region_code": {"type": "str", "allowed": ["KR"]}}
+SHARED_PREFIX = {"tool": "stock", "args": {"sku": "A-100", "region_code": "JP"}}
+FIXED = (
+    stock("too_big", "good", (EVERYTHING_WRONG, 5)),
+    # a reason that shares the start of a FIXES key: args:allowed:region_code is neither args:allowed:region
+    # nor has the prefix args:allowed a fix: no fix, one door call
+    stock("good", None, (SHARED_PREFIX, None), contract=CODE_ARGS),
+    # two fields fail at once: each fix repairs its own, one call each (a fix that repairs both saves a call)
+    stock("good", None, (TWO_RANGES, None), (TWO_UNKNOWN, None), contract=BUDGET_ARGS),
+    stock("good", None, (MISSPELT, None)),
+    stock("good", None, (CLASH, None), (COLON, None), (HUGE_ARG, None)),
+)
+FIX_KEYS = ("args:allowed:region", "args:range", "args:unknown", "result:too_big")  # the lesson's FIXES
+FIXING_HINTS = {
+    "starts": "{reason} has no fix: neither the full reason nor its <stage>:<check> prefix is a key of FIXES. "
+    "A key it merely starts with is another reason's fix (args:allowed:region is region's), so the run gives "
+    "up after one call.",
+    "one field": "Here two fields fail ({reasons}): each reason's fix repairs its own field and calls again, "
+    "one call a reason. This run answered after another number of calls: a fix changed more than the field "
+    "its reason names.",
+    "prefix": "A fix is looked up by the full reason, then by its <stage>:<check> prefix, the reason's first "
+    "two parts: a field may hold ':' itself (args:unknown:sku: has the prefix args:unknown), so the prefix is "
+    "not everything before the last ':'.",
+}
+
+
+def fixing_hint(req, state: dict, got: dict) -> str:
+    """The hint for a run that came back as a state whose fixes went wrong, or ""."""
+    given = req.get("args") if type(req) is dict else None
+    if state["status"] == "answered" and type(given) is dict and type(got.get("args")) is dict:
+        for arg, value in given.items():
+            kept = arg in state["args"] and values.same(state["args"][arg], value)
+            if kept and not values.same(got["args"].get(arg), value):
+                return SHARED_HINTS["rename"].format(arg=arg, given=py(value))
+    starts = _starts_a_fix_key(state["reasons"])
+    if starts and got.get("attempts") != state["attempts"]:
+        return FIXING_HINTS["starts"].format(reason=starts)
+    answered_sooner = got.get("status") == state["status"] == "answered" and got.get("attempts") != state["attempts"]
+    if answered_sooner and sum(reason.startswith("args:") for reason in state["reasons"]) > 1:
+        return FIXING_HINTS["one field"].format(reasons=", ".join(state["reasons"]))
+    fields = [_field(reason) for reason in state["reasons"]]
+    if any(":" in field for field in fields) and got.get("status") != state["status"]:
+        return FIXING_HINTS["prefix"]
+    no_float = type(given) is dict and any(type(value) is int and value.bit_length() > 1024 for value in given.values())
+    return SHARED_HINTS["huge"] if no_float and got.get("status") != state["status"] else ""
+
+
+def _starts_a_fix_key(reasons: list) -> str:
+    """A reason that starts with a key of the lesson's FIXES without being it or having it as its prefix."""
+    for reason in reasons:
+        prefix = ":".join(reason.split(":")[:2])
+        if any(reason.startswith(key) and key not in (reason, prefix) for key in FIX_KEYS):
+            return reason
+    return ""
+
+
+@CHECKLIST.check(number=3, points=3, examples=5, always=FIXED)
 def fixes_what_it_can():
     """run fixes what FIXES fix (region, range, misspelt or invented names, too_big), by full reason, then by prefix
 
-    Look a fix up by the full reason, then by its <stage>:<check> prefix ("args:range:limit" ->
-    "args:range"), apply it, and call again.
+    Two slips are common: a lookup by how the reason starts (startswith), which hands
+    args:allowed:region_code the region's fix; and a fix found but not applied: the fix node writes what
+    the fix returns into the state, and its edge leads back to call.
     """
     # Limits away from 6.6's boundary: a run of n calls takes 2n + 1 graph steps, so a recursion limit of
     # max_attempts + 5 (too small for a long run) must still let these runs of at most 4 calls finish.
@@ -833,12 +716,17 @@ def fixes_what_it_can():
     )
 
 
-@CHECKLIST.check(number=4, points=3, examples=4, always=INCIDENTS["gives up"])
+# ── 6.4 · give up at once on a reason with no fix ────────────────────────────
+
+
+@CHECKLIST.check(
+    number=4, points=3, examples=4, always=(stock("empty", None, (ASK, None)), stock("raise", None, (ASK, None)))
+)
 def gives_up_at_once():
     """run gives up at once on a reason it cannot fix (result:empty above all): one door call, one body run at most
 
-    A reason with no fix (result:empty above all, tool:raised, args:missing) goes straight to give_up:
-    one door call, no retry.
+    after_call decides: a reason FIXES has no fix for (tool:raised and args:missing have none either)
+    leads to give_up, not to fix.
     """
     return st.one_of(
         st.sampled_from(UNFIXABLE).flatmap(lambda fault: worlds((fault,), "good", None)),
@@ -846,6 +734,34 @@ def gives_up_at_once():
             lambda body: worlds((), body, None)
         ),
     )
+
+
+# ── 6.5 · give up when a reason comes back or a fix cannot help ──────────────
+
+WHERE = {"type": "dict", "properties": {"min_qty": {"type": "int", "min": 0}}}
+REPEATS = (
+    stock(
+        "good", None, (EVERYTHING_WRONG, None), contract={**STOCK_ARGS, "region": {"type": "str", "allowed": ["busan"]}}
+    ),
+    # stock's upgrade is stock_v2 and stock_v2's is stock, both too big: the fix helps (another tool each time),
+    # yet the same reason comes back on the second call, whatever else a module chooses.
+    Case(
+        {
+            "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["too_big"], upgrade="stock_v2"),
+            "stock_v2": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["too_big"], upgrade="stock"),
+        },
+        ((ASK, None, False),),
+    ),
+    # the fix cannot help: a dotted field, no arg of the contract, and a tool with no upgrade
+    stock(
+        "good",
+        None,
+        ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": -1}}}, None),
+        ({"tool": "stock", "args": {"sku": "A-100", "where": {"min_qty": 1, "max_qty": 5}}}, None),
+        contract={"sku": {"type": "str"}, "where": WHERE},
+    ),
+    stock("too_big", None, (ASK, None)),
+)
 
 
 def repeat_problem(state: dict, runs: dict, result: dict) -> str | None:
@@ -870,41 +786,71 @@ def repeat_problem(state: dict, runs: dict, result: dict) -> str | None:
     return run_problem(state, runs, result)
 
 
-def compare_repeats(case: Case, expected: list, observation: dict) -> Mismatch | None:
-    return compare(case, expected, observation, repeat_problem)
-
-
 @CHECKLIST.check(
     number=5,
     points=2,
     examples=3,
-    always=INCIDENTS["repeats"] + CANNOT_HELP,
-    compare=compare_repeats,
+    always=REPEATS,
+    compare=lambda case, expected, observation: compare(case, expected, observation, repeat_problem),
 )
 def gives_up_on_repeats():
     """run gives up when the same reason comes back, or when the fix cannot help (no upgrade, a dotted field)
 
-    Keep every reason in the state; when the newest one is already there, the fix did not help: give up.
-    A fix that returns None, or breaks on a field that is no arg of the contract, cannot help either.
+    Keep every reason in the state: after_call gives up when the newest one is already there. A fix that
+    returns None, or raises, leaves the fix node no tool to call, and after_fix gives up.
     """
     return worlds(("region",), "good", None, seoul=False)
 
 
+# ── 6.6 · never more door calls than max_attempts, never cut short ───────────
+
+# Six distinct fixable reasons in a row (unknown:regoin, unknown:limti, unknown:zz, allowed:region, range:limit,
+# result:too_big), then the upgrade answers: 7 door calls, 15 graph steps, more than a recursion limit below
+# 2 * max_attempts + 2 allows.
+CHAIN = {"tool": "stock", "args": {"sku": "D-400", "regoin": "mars", "limti": 5, "zz": 1}}
+HUGE_LIMIT = 2**40  # any int is a limit: run must not build anything of max_attempts' size
+# A run never cut short, at little cost: fifty invented names dropped one a call (all three contract args are
+# given, so none is renamed), then the answer: 51 door calls, 103 graph steps, past a fixed recursion limit of
+# 100 and LangGraph's default while the submission runs (25: grader/kit/boundary/runner.py; its own, 10,007, would take
+# 5,000 calls to reach: too dear to probe).
+LONG_CALLS = 51  # the fewest past a fixed limit of 100: the longest fixed case, a tenth of the stage's time
+LONG = {
+    "tool": "stock",
+    "args": {"sku": "A-100", "region": "seoul", "limit": 1, **{f"x{i}": i for i in range(LONG_CALLS - 1)}},
+}
+LIMITED = (
+    stock("too_big", "good", *[(EVERYTHING_WRONG, limit) for limit in (None, 0, 2, 1, -1)]),
+    stock("too_big", "good", (CHAIN, 7), (ASK, HUGE_LIMIT)),
+    stock("good", None, (LONG, LONG_CALLS), (ASK, -HUGE_LIMIT)),
+    stock("good", None, *[(ASK, {"max_attempts": limit}) for limit in (True, False, 2.0, "3", [3], draw.NAN)]),
+    stock("good", None, (ASK, {"max_attempts": None})),
+)
+ODD_STATE = (
+    "the run gives up at once: status 'gave_up', attempts 0, answer None, no body run, and a reason that names "
+    f"max_attempts (the lab's own state: {py(ODD_LIMIT)})"
+)
+LIMIT_HINTS = {
+    "odd": "Check max_attempts first: unless it is an int (and not a bool, which Python counts as one), "
+    "give up at once, without calling anything, with a reason that names it (run:type:max_attempts).",
+    "recursion": "LangGraph stops a run whose steps reach its recursion_limit (a ValueError below 1): a run of "
+    "max_attempts = n calls takes up to 2n + 1 steps, and 2 (pick, give_up) when n <= 0, and the grade runs "
+    "with LangGraph's default at 25. So run sets its own recursion_limit, one that grows with max_attempts and "
+    "stays above those steps for every int, 0 and negative ones too.",
+}
+
+
 def odd(how) -> bool:
     """Is the run's max_attempts given, and not an int (a bool counts as none)?"""
-    kwargs = kwargs_of(how)
-    limit = kwargs.get("max_attempts", MAX_ATTEMPTS)
+    limit = kwargs_of(how).get("max_attempts", MAX_ATTEMPTS)
     return isinstance(limit, bool) or not isinstance(limit, int)
 
 
 def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
-    """6.6: never more door calls than max_attempts, and a long run is never cut short; a max_attempts that
-    is not an int makes no call and gives up at once, with a reason that names max_attempts."""
-    got = result.get("value")
-    if "raised" in result:
-        return "run raised"
-    if type(got) is not dict:
-        return "run must return the final state, a dict"
+    """Never more door calls than max_attempts, and a long run is never cut short; a max_attempts that is not
+    an int makes no call and gives up at once, with a reason that names max_attempts."""
+    if unreadable := not_a_state(result):
+        return unreadable
+    got = result["value"]
     limit = kwargs_of(how).get("max_attempts", MAX_ATTEMPTS)
     if odd(how):
         wrong = not_given_up_at_once(got, naming="max_attempts") + ([] if not result["runs"] else ["body runs"])
@@ -921,12 +867,6 @@ def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
     return None
 
 
-ODD_STATE = (
-    "the run gives up at once: status 'gave_up', attempts 0, answer None, no body run, and a reason that names "
-    f"max_attempts (the lab's own state: {py(ODD_LIMIT)})"
-)
-
-
 def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | None:
     for (req, how, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
         problem = limit_problem(state, runs, result, how)
@@ -935,7 +875,7 @@ def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | N
         raised = result.get("raised", "")
         recursion = raised.startswith("GraphRecursionError") or "recursion_limit" in raised or "cut short" in problem
         return Mismatch(
-            _call_text(req, how, shared),
+            call_text(req, how, shared),
             ODD_STATE if odd(how) else show_state(state, runs),
             f"{show_got(result)} ({problem})",
             LIMIT_HINTS["odd"] if odd(how) else LIMIT_HINTS["recursion"] if recursion else "",
@@ -945,55 +885,49 @@ def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | N
     return None
 
 
-LIMIT_HINTS = {
-    "odd": "Check max_attempts first: unless it is an int (and not a bool, which Python counts as one), "
-    "give up at once, without calling anything, with a reason that names it (run:type:max_attempts).",
-    "recursion": "LangGraph stops a run whose steps reach its recursion_limit (a ValueError below 1): a run of "
-    "max_attempts = n calls takes up to 2n + 1 steps, and 2 (pick, give_up) when n <= 0, and the grade runs "
-    "with LangGraph's default at 25. So run sets its own recursion_limit, one that grows with max_attempts and "
-    "stays above those steps for every int, 0 and negative ones too.",
-}
-
-
-@CHECKLIST.check(
-    number=6,
-    points=2,
-    examples=3,
-    always=INCIDENTS["limit"] + INCIDENTS["odd limits"],
-    compare=compare_limit,
-)
+@CHECKLIST.check(number=6, points=2, examples=3, always=LIMITED, compare=compare_limit)
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default); one that is not an int makes none
 
-    Count door calls in the state and stop at max_attempts (MAX_ATTEMPTS by default); max_attempts=0
-    makes no call at all. Set LangGraph's recursion_limit from max_attempts, so that it never ends a run first.
+    Count door calls in the state and test the count before each call (before_call); set LangGraph's
+    recursion_limit from max_attempts, so that it never ends a run first.
     """
     return some(FIXABLE, 2, 4).flatmap(
         lambda faults: worlds(faults, "too_big", "good", limits=st.sampled_from([None, 0, 1, 2, -3]))
     )
 
 
-def attempt_limits(case: Case) -> list[int]:
-    """Per run, the most door calls it may make."""
-    return [kwargs_of(how).get("max_attempts", MAX_ATTEMPTS) for _, how, _ in case.runs]
+# ── 6.7 · the state's form, odd requests too ─────────────────────────────────
+
+STATE_KEYS = ("tool", "args", "result", "reasons", "path", "attempts", "status", "answer")
+STATE_FORM = (
+    f"a final state with {', '.join(STATE_KEYS)}; path a walk pick -> call -> (fix -> call)* -> answer | give_up"
+)
+PATH = re.compile(r"pick(,call(,fix,call)*(,answer|,fix,give_up|,give_up)|,give_up)")
+# What the spec leaves open (give up at once, or after one door call?) is judged here only by the state's form.
+ODD_REQUESTS = (
+    None,
+    "stock",
+    [["tool", "stock"]],
+    {"tool": None},
+    {"tool": "stock"},
+    {"args": {"sku": "A-100"}},
+    {"tool": 5, "args": []},
+    {"tool": ["stock"], "args": {}},
+    {"tool": "stock", "args": "sku=A-100"},
+)
 
 
-def compare_state(case: Case, expected: list[int], observation: dict) -> Mismatch | None:
+def judge_state(case: Case, observation: dict) -> Mismatch | None:
     """Every field the spec names is in the state, and the path is a walk through the graph."""
-    for (req, kwargs, shared), _most, result in zip(case.runs, expected, observation["results"], strict=False):
+    for (req, how, shared), result in zip(case.runs, observation["results"], strict=False):
         got = result.get("value")
         if result.get("raised", "").startswith("GraphRecursionError"):
             continue  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
-        problem = (
-            "run raised"
-            if "raised" in result
-            else "run must return the final state, a dict"
-            if type(got) is not dict
-            else _state_problem(got)
-        )
+        problem = not_a_state(result) or _state_problem(got)
         if problem:
             return Mismatch(
-                _call_text(req, kwargs, shared),
+                call_text(req, how, shared),
                 STATE_FORM,
                 f"{show_got(result)} ({problem})",
                 exception=exception_name(result),
@@ -1018,34 +952,13 @@ def _state_problem(got: dict) -> str | None:
     return None
 
 
-# What the spec leaves open (give up at once, or after one door call?) is judged here only by the state's form.
-_ODD_REQUESTS = (
-    None,
-    "stock",
-    [["tool", "stock"]],
-    {"tool": None},
-    {"tool": "stock"},
-    {"args": {"sku": "A-100"}},
-    {"tool": 5, "args": []},
-    {"tool": ["stock"], "args": {}},
-    {"tool": "stock", "args": "sku=A-100"},
-)
-
-
 @st.composite
 def odd_or_not(d) -> Case:
-    case = d(
-        worlds(
-            d(some(FIXABLE + UNFIXABLE, 0, 2)),
-            draw.pick(d, DRAWN_BODIES),
-            "good",
-            limits=st.sampled_from([None, 1, 2, 3]),
-            runs=2,
-        )
-    )
+    limits = st.sampled_from([None, 1, 2, 3])
+    case = d(worlds(d(some(FIXABLE + UNFIXABLE, 0, 2)), draw.pick(d, DRAWN_BODIES), "good", limits=limits, runs=2))
     runs = [
-        (draw.pick(d, _ODD_REQUESTS), kwargs, shared) if d(draw.BOOL) else (req, kwargs, shared)
-        for req, kwargs, shared in case.runs
+        (draw.pick(d, ODD_REQUESTS), how, shared) if d(draw.BOOL) else (req, how, shared)
+        for req, how, shared in case.runs
     ]
     return Case(case.table, tuple(runs))
 
@@ -1054,15 +967,14 @@ def odd_or_not(d) -> Case:
     number=7,
     points=2,
     examples=4,
-    expect=attempt_limits,
-    compare=compare_state,
-    always=(Case(stock("good", None).table, tuple((req, {}, False) for req in _ODD_REQUESTS)),),
+    **without_oracle(judge_state),
+    always=(Case(stock_table(STOCK_ARGS, "good", None), tuple((req, {}, False) for req in ODD_REQUESTS)),),
 )
 def keeps_the_state():
     """run returns the state (tool, args, result, reasons, path, attempts, status, answer); odd requests too
 
-    Return the graph's final state: tool, args, result, reasons, path (node names in order), attempts,
-    status and answer. Odd requests give up; nothing raises.
+    Return what build_graph().invoke(...) gives back, each node appending its name to path. Odd requests
+    give up; nothing raises.
     """
     return odd_or_not()
 
@@ -1085,8 +997,6 @@ FIX_TABLE = {
     "lone": entry(args=FIX_ARGS, returns=RETURNS),
 }
 BASE = {"sku": "A-100", "region": "seoul", "limit": 1}
-
-
 # What a fix's state holds after one failed call (fix_state): a failure's smaller case may hold fewer.
 STATE_PARTS = ("request", "tool", "args", "result", "reasons", "path", "attempts")
 
@@ -1099,7 +1009,13 @@ class Fixes:
     def keeps_form_of(self, original: "Fixes") -> bool:
         """A smaller case (grader/kit/smaller.py) still hands each fix a state after a failed call: its tool,
         args and result, and in the args the field an args: reason names."""
-        return not _fix_form(original) or _fix_form(self)
+        return not original.in_form() or self.in_form()
+
+    def in_form(self) -> bool:
+        return {"tool", "args", "result"} <= set(self.state) and all(
+            not reason.startswith("args:") or (type(args) is dict and _field(reason).split(".")[0] in args)
+            for _, _, args, reason in self.calls
+        )
 
     @property
     def table(self) -> dict:
@@ -1120,13 +1036,6 @@ class Fixes:
         return {tool: entry(args=specs, upgrade=upgrades.get(tool)) for tool in FIX_TABLE if tool in tools}
 
 
-def _fix_form(case: "Fixes") -> bool:
-    return {"tool", "args", "result"} <= set(case.state) and all(
-        not reason.startswith("args:") or (type(args) is dict and _field(reason).split(".")[0] in args)
-        for _, _, args, reason in case.calls
-    )
-
-
 def fix_state(tool: str, args, reason: str, keys: tuple = STATE_PARTS) -> dict:
     """The state a fix is handed after one failed call, as the graph's fix node hands it; of `keys` alone."""
     state = {
@@ -1143,14 +1052,11 @@ def fix_state(tool: str, args, reason: str, keys: tuple = STATE_PARTS) -> dict:
 
 def probe_fixes(case: Fixes) -> dict:
     """Each fix called with its state, kept: the state's args as the fix left them come back too."""
-    return request(
-        6,
-        case.table,
-        [
-            call(["FIXES", key], fix_state(tool, args, reason, case.state), kept=True)
-            for key, tool, args, reason in case.calls
-        ],
-    )
+    calls = [
+        call(["FIXES", key], fix_state(tool, args, reason, case.state), kept=True)
+        for key, tool, args, reason in case.calls
+    ]
+    return request(6, case.table, calls)
 
 
 def unkept(result: dict) -> tuple[dict, Any]:
@@ -1179,10 +1085,6 @@ def expect_fixes(case: Fixes) -> list:
         gives_up = "any" if raised else "none" if fixed is None else "may" if nan else "no"
         expected.append({"fixed": None if fixed is None else values.to_plain(list(fixed)), "gives_up": gives_up})
     return expected
-
-
-def _field(reason: str) -> str:
-    return reason.split(":", 2)[-1]
 
 
 def fix_problem(tool: str, args, reason: str, want: dict, result: dict) -> bool:
@@ -1218,109 +1120,91 @@ def _nan_repaired(tool: str, args, reason: str, after) -> bool:
 
 
 def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | None:
-    for (key, tool, args, reason), want, kept in zip(case.calls, expected, observation["results"], strict=False):
+    for fixed, want, kept in zip(case.calls, expected, observation["results"], strict=False):
+        key, tool, args, reason = fixed
         result, left = unkept(kept)
         if left is not None and not values.same(left, args):
-            return Mismatch(
-                f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
-                f"state['result']['error'] = {reason!r}",
-                f"state['args'] as it was: {py(args, 10**4)}",
-                f"state['args'] became {py(left, 10**4)}",
-                FIX_HINTS["in place"],
-                show_fix_tool(case, tool),
-            )
-        if not fix_problem(tool, args, reason, want, result):
-            continue
-        fixed = want["fixed"]
-        shown = (
-            "None (cannot help: the tool has no upgrade), or {'tool': None}"
-            if want["gives_up"] == "none"
-            else "cannot help: None"
-            if fixed is None
-            else "a change to "
-            + (
-                " and ".join(
-                    f"{part} {py(value, 10**4)}"
-                    for part, value in zip(("tool", "args"), fixed, strict=True)
-                    if part == "args" or value != tool
-                )
-                or "no change"
-            )
-            + (
-                " — or None (cannot help), or any number within the bounds: NaN is neither below min nor above max"
-                if want["gives_up"] == "may"
-                else ""
-            )
-        )
-        return Mismatch(
-            f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
-            f"state['result']['error'] = {reason!r}",
-            shown,
-            got_text(result),
-            fix_hint(key, tool, args, reason, want, result),
-            show_fix_tool(case, tool),
-            exception=exception_name(result),
-        )
+            shown = f"state['args'] as it was: {py(args, 10**4)}"
+            return fix_failed(case, fixed, shown, f"state['args'] became {py(left, 10**4)}", FIX_HINTS["in place"])
+        if fix_problem(tool, args, reason, want, result):
+            hint = fix_hint(key, args, reason, want, result)
+            return fix_failed(case, fixed, fix_shown(tool, want), got_text(result), hint, exception_name(result))
     return None
+
+
+def fix_failed(case: Fixes, fixed: tuple, expected: str, got: str, hint: str, exception: str = "") -> Mismatch:
+    """A fix's wrong answer, with its call and the tool it reads written out (for a failure alone: the
+    tool is cut from the table)."""
+    key, tool, args, reason = fixed
+    asked = (
+        f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
+        f"state['result']['error'] = {reason!r}"
+    )
+    return Mismatch(
+        asked, expected, got, hint, show_table({tool: case.table[tool]}, ("args", "upgrade")), exception=exception
+    )
+
+
+def fix_shown(tool: str, want: dict) -> str:
+    """What a correct fix gives, as a student reads it."""
+    if want["gives_up"] == "none":
+        return "None (cannot help: the tool has no upgrade), or {'tool': None}"
+    if want["fixed"] is None:
+        return "cannot help: None"
+    changes = [
+        f"{part} {py(value, 10**4)}"
+        for part, value in zip(("tool", "args"), want["fixed"], strict=True)
+        if part == "args" or value != tool
+    ]
+    nan = " — or None (cannot help), or any number within the bounds: NaN is neither below min nor above max"
+    return "a change to " + (" and ".join(changes) or "no change") + (nan if want["gives_up"] == "may" else "")
 
 
 FIX_HINTS = {
-    "in place": (
-        "The fix changed the dict in state['args'] in place. That dict is the caller's (the request's args, "
-        "or a picker's, which go to the door as they are): a fix returns a new args dict and leaves the one "
-        "it was handed as it was."
-    ),
+    "in place": "The fix changed the dict in state['args'] in place. That dict is the caller's (the request's args, "
+    "or a picker's, which go to the door as they are): a fix returns a new args dict and leaves the one "
+    "it was handed as it was.",
+    "no upgrade": "This tool has no upgrade (its entry has no 'upgrade' key at all): the fix cannot help, and says "
+    "so with None (or {'tool': None}, which the fix node reads the same); it never raises.",
+    "one bound": "A spec may have only max, or only min: the fix raised KeyError reading a bound this spec does not "
+    "have.",
+    "nan": "The value is NaN, and every comparison with NaN is False: it is neither below min nor above max. "
+    "The fix may give up (None), or set the field to a number within the bounds; it left it outside. "
+    "A bound of 0 is a bound too: a test of its truth skips it.",
+    "default region": "use_default_region gave region {region}: the rule sets DEFAULT_REGION whatever the value "
+    "was. A near miss resembles an allowed region, but which one the user meant is a guess; the default is "
+    "the lab's stated choice.",
+    "dotted": "A dotted field (where.min_qty) is no arg of the contract: the fix cannot help (None, or it raises).",
+    "one field": "A fix changes only the field its reason names ({field}): {arg} was {before}, and became {after}.",
 }
 
 
-def fix_hint(key: str, tool: str, args, reason: str, want: dict, result: dict) -> str:
+def fix_hint(key: str, args, reason: str, want: dict, result: dict) -> str:
+    """The hint for what a fix gave; "" keeps the check's own."""
     field, raised, got = _field(reason), result.get("raised", ""), result.get("value")
     if "OverflowError" in raised:
-        return RUN_HINTS["huge"]
+        return SHARED_HINTS["huge"]
     if want["gives_up"] == "none":
-        return (
-            "This tool has no upgrade (its entry has no 'upgrade' key at all): the fix cannot help, and says so "
-            "with None (or {'tool': None}, which the fix node reads the same); it never raises."
-        )
+        return FIX_HINTS["no upgrade"]
     if raised and field in FIX_ARGS and "KeyError" in raised:
-        return "A spec may have only max, or only min: the fix raised KeyError reading a bound this spec does not have."
+        return FIX_HINTS["one bound"]
     if want["gives_up"] == "may":
-        return (
-            "The value is NaN, and every comparison with NaN is False: it is neither below min nor above max. "
-            "The fix may give up (None), or set the field to a number within the bounds; it left it outside. "
-            "A bound of 0 is a bound too: a test of its truth skips it."
-        )
+        return FIX_HINTS["nan"]
     region = got["args"].get("region") if type(got) is dict and type(got.get("args")) is dict else DEFAULT_REGION
     if key == "args:allowed:region" and region != DEFAULT_REGION:
-        return (
-            f"use_default_region gave region {py(region)}: the rule sets DEFAULT_REGION whatever the value was. "
-            "A near miss resembles an allowed region, but which one the user meant is a guess; the default is "
-            "the lab's stated choice."
-        )
+        return FIX_HINTS["default region"].format(region=py(region))
     if "." in field:
-        return "A dotted field (where.min_qty) is no arg of the contract: the fix cannot help (None, or it raises)."
-    changed = _changed_given(args, field, got)
-    if changed:
-        arg, before, after = changed
-        if key == "args:unknown":
-            return RUN_HINTS["rename"].format(arg=arg, given=py(before))
-        return f"A fix changes only the field its reason names ({field}): {arg} was {py(before)}, and became {after}."
-    return ""
-
-
-def _changed_given(args, field: str, got) -> tuple | None:
-    """(an arg the caller gave, other than the failing field, its value, what the fix made of it), or None."""
+        return FIX_HINTS["dotted"]
     after = got.get("args") if type(got) is dict else None
     if type(args) is not dict or type(after) is not dict:
-        return None
+        return ""
     for arg, value in args.items():
-        if arg != field and not (arg in after and values.same(after[arg], value)):
-            return arg, value, py(after[arg]) if arg in after else "gone"
-    return None
-
-
-def show_fix_tool(case: Fixes, tool: str) -> Setting:
-    return show_table({tool: case.table[tool]}, ("args", "upgrade"))
+        if arg != field and not (arg in after and values.same(after[arg], value)):  # a given arg changed
+            if key == "args:unknown":
+                return SHARED_HINTS["rename"].format(arg=arg, given=py(value))
+            became = py(after[arg]) if arg in after else "gone"
+            return FIX_HINTS["one field"].format(field=field, arg=arg, before=py(value), after=became)
+    return ""
 
 
 FIX_CALLS = (
@@ -1362,15 +1246,9 @@ def by_table(calls: tuple) -> tuple[Fixes, ...]:
     return tuple(Fixes(tuple(group)) for group in groups.values())
 
 
-FIX_CASES = by_table(FIX_CALLS)
-
-# ── 6.8's draws, built into shape: a number out of range (a step or two, or of any size for an int), or a name
-# misspelt from one contract arg (which the caller may have given already) or invented
-
-RANGED = ("limit", "budget", "cap", "floor", "ratio")
-FIX_OFFSETS = st.one_of(st.integers(1, 50), st.integers(1025, 1100).map(lambda bits: 2**bits))
+# The draws, built into shape: a number out of range (a step or two, or of any size for an int), or a name
+# misspelt from one contract arg (which the caller may have given already) or invented.
 GIVEN = {"sku": "A-100", "region": "seoul", "limit": 1, "budget": 1.5, "cap": 2.5, "floor": 3, "ratio": 1.0}
-FIX_TYPOS = tuple((typo, name) for name in GIVEN for typo in _typos(name, tuple(GIVEN)))
 
 
 def _range_call(plan: tuple) -> tuple:
@@ -1388,13 +1266,10 @@ def _unknown_call(plan: tuple) -> tuple:
     return ("args:unknown", "stock", {**args, typo: value}, f"args:unknown:{typo}")
 
 
-RANGE_CALLS = st.tuples(st.sampled_from(RANGED), draw.BOOL, FIX_OFFSETS).map(_range_call)
-UNKNOWN_CALLS = st.tuples(
-    st.sampled_from(FIX_TYPOS + tuple((far, "sku") for far in FAR_NAMES)), draw.BOOL, draw.LEAF
-).map(_unknown_call)
-SOME_FIXES = st.lists(st.one_of(RANGE_CALLS, UNKNOWN_CALLS), min_size=1, max_size=3).map(
-    lambda calls: Fixes(tuple(calls))
-)
+FIX_OFFSETS = st.one_of(st.integers(1, 50), st.integers(1025, 1100).map(lambda bits: 2**bits))
+FIX_TYPOS = tuple((typo, name) for name in GIVEN for typo in _typos(name, tuple(GIVEN)))
+RANGE_CALLS = st.tuples(st.sampled_from(("limit", "budget", "cap", "floor", "ratio")), draw.BOOL, FIX_OFFSETS)
+UNKNOWN_CALLS = st.tuples(st.sampled_from(FIX_TYPOS + tuple((far, "sku") for far in FAR_NAMES)), draw.BOOL, draw.LEAF)
 
 
 @CHECKLIST.check(
@@ -1405,49 +1280,61 @@ SOME_FIXES = st.lists(st.one_of(RANGE_CALLS, UNKNOWN_CALLS), min_size=1, max_siz
     expect=expect_fixes,
     compare=compare_fixes,
     show=lambda case: Setting(),
-    always=FIX_CASES,
+    always=by_table(FIX_CALLS),
 )
 def fixes_table():
     """each fix in FIXES, called alone with a state, gives the change the spec says (run not needed)
 
-    Each fix takes the state and returns {"tool"} and/or {"args"}, or None when it cannot help, and changes
-    nothing but the field its reason names.
+    Each fix takes the state and returns {"tool": ...} and/or {"args": ...}, or None when it cannot help;
+    it reads its field from the reason, after the <stage>:<check> prefix.
     """
-    return SOME_FIXES
+    calls = st.one_of(RANGE_CALLS.map(_range_call), UNKNOWN_CALLS.map(_unknown_call))
+    return st.lists(calls, min_size=1, max_size=3).map(lambda calls: Fixes(tuple(calls)))
 
 
 # ── 6.9 · a picker instead of the rules ──────────────────────────────────────
 
 GOOD_PICK = {"$tuple": ["stock", {"sku": "A-100", "region": "seoul", "limit": 1}]}
-PICKER = {"$spy": "picker"}
-
-
-def picked(*steps_and_requests) -> Case:
-    table = {
-        "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["good"]),
-        "picker": entry(body=[step for step, _ in steps_and_requests]),
-    }
-    return Case(table, tuple((req, {"picker": PICKER}, False) for _, req in steps_and_requests))
-
-
+PICKER_STEPS = (  # (what the spy picker does, the request run is given), run after run
+    ({"return": GOOD_PICK}, {"tool": "nope"}),
+    ({"return": GOOD_PICK}, None),
+    ({"return": {"$tuple": [5, []]}}, ASK),
+    ({"return": {"$tuple": ["stock", "sku=A-100"]}}, ASK),
+    ({"return": ["stock", {"sku": "A-100", "region": "seoul", "limit": 2}]}, {"tool": "stock"}),
+    ({"raise": "ValueError"}, ASK),
+    ({"raise": "PickerDown"}, ASK),
+)
 PICKS = (
-    picked(
-        ({"return": GOOD_PICK}, {"tool": "nope"}),
-        ({"return": GOOD_PICK}, None),
-        ({"return": {"$tuple": [5, []]}}, ASK),
-        ({"return": {"$tuple": ["stock", "sku=A-100"]}}, ASK),
-        ({"return": ["stock", {"sku": "A-100", "region": "seoul", "limit": 2}]}, {"tool": "stock"}),
-        ({"raise": "ValueError"}, ASK),
-        ({"raise": "PickerDown"}, ASK),
+    Case(
+        {
+            "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=BODIES["good"]),
+            "picker": entry(body=[step for step, _ in PICKER_STEPS]),
+        },
+        tuple((req, {"picker": {"$spy": "picker"}}, False) for _, req in PICKER_STEPS),
     ),
 )
+
+
+def picker_problem(name: str, runs: dict, result: dict) -> str | None:
+    """A picker that raised `name`: its exception goes out of run, or the run gives up at once (no door
+    call, no answer) with a reason that names the exception's type. Either way no body but the picker's runs."""
+    if result["runs"] != runs:
+        return "the bodies ran another number of times"
+    if "raised" in result:
+        return None if result["raised"].split(":")[0] == name else f"run raised, but not the picker's {name}"
+    got = result.get("value")
+    if type(got) is not dict:
+        return f"the picker's {name} must get out of run, or end it gave_up"
+    wrong = ", ".join(not_given_up_at_once(got, naming=name))
+    why = f"(it gets out of run, or the run gives up at once, attempts 0, with a reason that names {name})"
+    return f"{wrong} not as for a picker that raised {name} {why}" if wrong else None
 
 
 @CHECKLIST.check(number=9, points=2, examples=0, always=PICKS)
 def uses_the_picker():
     """run(request, picker=...) calls picker(request) once instead of the rules; its exception leaves run or ends it
 
-    In pick, use runtime.context.picker when there is one (pick_by_rules otherwise). Whatever it raises
-    either goes out of run, or ends the run gave_up at once with a reason that names the exception's type.
+    In pick, use runtime.context.picker when there is one (pick_by_rules otherwise), and call it once,
+    with the request.
     """
     return st.nothing()  # the picker's table of answers is fixed: PICKS holds every row of it
