@@ -99,7 +99,7 @@ class Graded:
                     "passed": result.passed,
                     "message": result.message,
                     "died": result.died,
-                    "failure": None if result.failure is None else asdict(result.failure),
+                    "failure": None if result.mismatch is None else asdict(result.mismatch),
                 }
                 for result in self.grade.results
             ],
@@ -150,7 +150,7 @@ def _checks_by_label() -> dict:
 def failure_reason(result: CheckResult) -> str:
     """What a failed check's result has in common with others' (the report counts them): the exception
     its smallest failing input raised, else the problem its judge named, else its one-line message."""
-    got = result.failure.got if result.failure else ""
+    got = result.mismatch.got if result.mismatch else ""
     raised = re.match(r"raised (\w+)", got)
     named = re.search(r"\(([^()]+)\)$", got)
     why = f"raised {raised[1]}" if raised else named[1] if named else result.message

@@ -66,7 +66,7 @@ def probe_own(case: OwnTable) -> dict:
     )
 
 
-def probe_described(case: OwnTable) -> dict:
+def request_for_described(case: OwnTable) -> dict:
     return request(1, None, [call("TOOLS", get=True), call("describe_tools")])
 
 
@@ -232,7 +232,7 @@ def contract_key(args: dict) -> str:
 
 
 def schema_for(args: dict, schemas: dict) -> dict | None:
-    """The parameters schema these args must get: the expected one; for a contract no probe foresaw (the
+    """The parameters schema these args must get: the expected one; for a contract no case foresaw (the
     student's own TOOLS, other than the lab's) the oracle's, where there is one; None in the kit."""
     want = schemas.get(contract_key(args))
     if want is None and oracle_access.present():
@@ -356,7 +356,7 @@ class AnyTable:
     table: dict
 
 
-def probe_any(case: AnyTable) -> dict:
+def request_for_any(case: AnyTable) -> dict:
     return request(1, case.table, [call("describe_tools")])
 
 
@@ -465,7 +465,7 @@ def delivery_eta_contract():
     points=1,
     examples=1,
     needs=("tools_is_a_table",),
-    probe=probe_described,
+    request=request_for_described,
     expect=seed_schemas,
     compare=compare_own_description,
 )
@@ -482,7 +482,7 @@ def describes_own_tools():
     points=2,
     examples=8,
     always=SCHEMA_CASES,
-    probe=probe_any,
+    request=request_for_any,
     expect=object_schemas,
     compare=compare_any,
     show=lambda case: show_table(case.table, ("args",)),

@@ -72,7 +72,7 @@ class Case:
         return not original.controls or (len(self.calls), self.controls) == (len(original.calls), original.controls)
 
 
-def probe(case: Case) -> dict:
+def request_for(case: Case) -> dict:
     req = request(2, case.table, [call("check_args", case.tool, args) for args in case.calls])
     return {**req, "literal": True} if case.literal else req
 
@@ -221,12 +221,12 @@ def show(case: Case) -> str:
     return show_table(case.table, ("args",))
 
 
-CHECKLIST = Checklist(2, probe, show, expect, compare)
+CHECKLIST = Checklist(2, request_for, show, expect, compare)
 
 
 # ── the hint for what was observed ───────────────────────────────────────────
 # Chosen from the case, the expected reasons and the answer alone (no oracle), so
-# the student kit's public probes give the same hint. "" keeps the check's own.
+# the student kit's public cases give the same hint. "" keeps the check's own.
 
 HINTS = {
     "non-str name": (

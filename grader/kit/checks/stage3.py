@@ -54,7 +54,7 @@ class Case:
     calls: tuple
 
 
-def probe(case: Case) -> dict:
+def request_for(case: Case) -> dict:
     return request(3, case.table, [call("check_result", case.tool, value) for value in case.calls])
 
 
@@ -108,12 +108,12 @@ def show(case: Case) -> str:
     return show_table(case.table, ("returns",))
 
 
-CHECKLIST = Checklist(3, probe, show, expect, compare)
+CHECKLIST = Checklist(3, request_for, show, expect, compare)
 
 
 # ── the hint for what was observed ───────────────────────────────────────────
 # From the case, the expected reasons and the answer alone (no oracle): the kit's
-# public probes give the same hint. "" keeps the check's own.
+# public cases give the same hint. "" keeps the check's own.
 
 HINTS = {
     "unchecked": "A value that breaks a rule gets a reason, whatever another key holds: here a key your "

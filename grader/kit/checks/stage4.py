@@ -54,7 +54,7 @@ class Case:
     calls: tuple  # (name, args) in JSON spelling
 
 
-def probe(case: Case) -> dict:
+def request_for(case: Case) -> dict:
     return request(4, case.table, [call("call_tool", name, args) for name, args in case.calls])
 
 
@@ -316,7 +316,7 @@ def show(case: Case) -> str:
     return show_table(case.table)
 
 
-CHECKLIST = Checklist(4, probe, show, expect, compare)
+CHECKLIST = Checklist(4, request_for, show, expect, compare)
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────

@@ -64,7 +64,7 @@ class Script:
     calls: tuple  # (name, args, change the returned envelope afterwards?)
 
 
-def probe(case: Script) -> dict:
+def request_for(case: Script) -> dict:
     return request(
         5, case.table, [call("call_memo", name, args, MEMO, mutate=change) for name, args, change in case.calls]
     )
@@ -154,7 +154,7 @@ def show(case: Script) -> str:
     return show_table(case.table) + "\nmemo = {}"
 
 
-CHECKLIST = Checklist(5, probe, show, expect, compare)
+CHECKLIST = Checklist(5, request_for, show, expect, compare)
 
 
 def reorder(d, value):
@@ -246,7 +246,7 @@ class Pairs:
     pairs: tuple  # (name, args, other name, other args)
 
 
-def probe_keys(case: Pairs) -> dict:
+def request_for_keys(case: Pairs) -> dict:
     calls = []
     for name, args, other_name, other_args in case.pairs:
         calls += [call("memo_key", name, args), call("memo_key", other_name, other_args)]
@@ -467,7 +467,7 @@ class Unholdable:
     names: tuple = ()  # (name, args, has a key?): an int of 14,000 bits has one
 
 
-def probe_unholdable(case: Unholdable) -> dict:
+def request_for_unholdable(case: Unholdable) -> dict:
     table = {case.tool: entry(args=NO_KEY_ARGS, returns={"ok": {"type": "bool"}}, body=[{"return": {"ok": True}}])}
     calls = []
     for args in case.args:
@@ -671,7 +671,7 @@ INCIDENTS = {
 # ── the checks ───────────────────────────────────────────────────────────────
 
 # 5.1 and 5.2 call memo_key alone and judge its keys without the oracle.
-_KEYS = {"probe": probe_keys, "show": show_keys, **without_oracle(judge_keys)}
+_KEYS = {"request": request_for_keys, "show": show_keys, **without_oracle(judge_keys)}
 _GOOD = (("good",),)
 _FAILING = (("raise",), ("bad result",), ("raise", "good"), ("bad result", "good"), ("raise", "raise", "good"))
 
@@ -707,7 +707,7 @@ def keys_tell_args_apart():
     number=3,
     points=2,
     examples=4,
-    probe=probe_unholdable,
+    request=request_for_unholdable,
     show=show_unholdable,
     always=INCIDENTS["unholdable"],
     **without_oracle(judge_unholdable),
