@@ -55,7 +55,7 @@ class OwnTable:
     """Nothing to draw: the student's own TOOLS."""
 
 
-def probe_own(case: OwnTable) -> dict:
+def request_for_own(case: OwnTable) -> dict:
     """The table, every entry's fn called (with nothing: a function takes the call, and may refuse
     the arguments), and the bodies: the table's checks score before describe_tools is written."""
     return request(
@@ -413,7 +413,7 @@ SCHEMA_CASES = _fixed(
     {"x": {"type": "list", "items": {"type": "dict", "properties": {"y": {"type": "bool", "required": False}}}}},
 )
 
-CHECKLIST = Checklist(1, probe_own, lambda case: "", **without_oracle(judge_table))
+CHECKLIST = Checklist(1, request_for_own, lambda case: "", **without_oracle(judge_table))
 OWN = st.just(OwnTable())
 
 
