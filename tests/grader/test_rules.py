@@ -9,6 +9,7 @@ grade judges, in the words the grader uses, and reads each rule once.
 
 import dataclasses
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -115,3 +116,34 @@ def test_the_registry_numbers_the_notebooks_markers_and_points():
 def test_labels_are_written_out_and_unique():
     labels = [check.label for check in CHECKS]
     assert len(labels) == len(set(labels))
+
+
+COPIED_WORDS = 8  # a clause: eight words in a row that a hint shares with its rule are the rule said twice
+
+
+def longest_shared_run(text: str, other: str) -> tuple[int, str]:
+    """The longest run of words the two texts share, in order, and the run itself."""
+    a, b = (re.findall(r"[\w'<>:.]+", part.lower()) for part in (text, other))
+    best, at = 0, 0
+    previous = [0] * (len(b) + 1)
+    for i in range(1, len(a) + 1):
+        current = [0] * (len(b) + 1)
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                current[j] = previous[j - 1] + 1
+                if current[j] > best:
+                    best, at = current[j], i
+        previous = current
+    return best, " ".join(a[at - best : at])
+
+
+def test_a_hint_names_the_pitfall_and_leaves_the_rule_to_agtool_rules():
+    """Feedback shows a failed check's rule and then its hint: a hint that says the rule again reads twice."""
+    assert longest_shared_run("a b c d", "x b c y") == (2, "b c")  # the measure itself
+    copied = {
+        check.label: run
+        for check in every_check()
+        for length, run in [longest_shared_run(check.hint, check.rule.text)]
+        if length >= COPIED_WORDS
+    }
+    assert not copied, copied
