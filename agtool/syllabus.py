@@ -1,6 +1,6 @@
 """The lab's six stages, in one place: what the notebooks, the kit, the grader and the tests all number.
 
-Each lesson is one notebook, one part of agtool/tools.py, one pytest marker and one
+Each stage is one notebook, one part of agtool/tools.py, one pytest marker and one
 block of the grade. Nothing else in the project spells a stage's title, points or
 notebook: it reads them here.
 """
@@ -23,8 +23,8 @@ class Stage:
 
 
 STAGES = {
-    lesson.number: lesson
-    for lesson in (
+    stage.number: stage
+    for stage in (
         Stage(1, "contract", 10, "01_contract.ipynb", "TOOLS, describe_tools()"),
         Stage(2, "argument check", 20, "02_check_args.ipynb", "check_args()"),
         Stage(3, "result check", 20, "03_check_result.ipynb", "check_result()"),

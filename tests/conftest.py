@@ -2,7 +2,7 @@
 table a test may edit freely, and spy tool bodies that record their runs.
 
 The suite is by part: tests/lesson/ (the reference's six stages), tests/grader/ (the checks, the
-oracle, the public probes, validity), tests/sandbox/ (containment and budgets), tests/instructor/
+oracle, the public cases, validity), tests/sandbox/ (containment and budgets), tests/instructor/
 (the instructor's commands: grade, class, the term, the bundle, the kit), tests/lab/ (the panel,
 the notebooks' helpers, the model stand-in), tests/adapters/ (OpenAI, Anthropic, MCP) and
 tests/project/ (the README and the suite's own set-up). Shared helpers and data stay here, at the

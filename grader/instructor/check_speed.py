@@ -1,7 +1,7 @@
 """How long a student waits for check(N): `python -m grader.instructor.check_speed` (or `grader.bench --first-check`).
 
 For each stage N, where students run it (a released kit, with the reference as the student's
-agtool/tools.py: every check of every stage runs, on the kit's public probes):
+agtool/tools.py: every check of every stage runs, on the kit's public cases):
   - the first `from grader import check; check(N)` in a fresh Jupyter kernel: the one cell,
     timed from the client (the kernel's own start is not counted);
   - the same cell again in that kernel (warm);

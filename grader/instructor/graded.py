@@ -98,7 +98,7 @@ class Graded:
                     "passed": result.passed,
                     "message": result.message,
                     "died": result.died,
-                    "failure": None if result.failure is None else asdict(result.failure),
+                    "failure": None if result.mismatch is None else asdict(result.mismatch),
                 }
                 for result in self.grade.results
             ],
@@ -149,7 +149,7 @@ def _checks_by_label() -> dict:
 def failure_reason(result: CheckResult) -> str:
     """What a failed check's result has in common with others' (the report counts them): the exception
     its smallest failing input raised, else the problem its judge named, else its one-line message."""
-    failure = result.failure
+    failure = result.mismatch
     if failure is not None and failure.exception:
         why = f"raised {failure.exception}"
     elif failure is not None and failure.problem:

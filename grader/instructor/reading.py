@@ -52,7 +52,7 @@ def _text(cell: dict) -> str:
 
 def readings(root: Path = ROOT) -> dict[int, int]:
     """{stage: its notebook's reading}, for each stage of the syllabus."""
-    return {number: reading(root / "notebooks" / lesson.notebook) for number, lesson in STAGES.items()}
+    return {number: reading(root / "notebooks" / stage.notebook) for number, stage in STAGES.items()}
 
 
 def main() -> int:

@@ -4,7 +4,7 @@
 
 The kit is what students receive: the notebooks without outputs, `agtool/` with
 `tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
-cells need (`grader.check`) with the public probes it judges (grader/kit/public.py),
+cells need (`grader.check`) with the public cases it judges (grader/kit/public.py),
 requirements.txt with constraints.txt (the lab's runtime, not the instructor's tools,
 pinned by grader/instructor/locks/kit.txt), pyproject.toml, a Makefile and a README
 that opens with every way to set it up (SETUP_FIGURES: their time and disk). Never the oracle
@@ -69,9 +69,9 @@ LAB_PART = "agtool/contract.py"
 # instructor's commands only where grader/instructor/ exists). Not the oracle (it solves
 # the stages), nor grading strangers' code (sandbox, classroom, bundle, bench, the
 # instructor's commands) nor this file: without the oracle, check(N) judges the public
-# probes, written into the kit as PROBES.
+# cases, written into the kit as PUBLIC_CASES.
 KIT_GRADER = re.compile(r"grader/(__init__|__main__|kit/.+)\.py")
-PROBES = "grader/kit/public_probes.json"
+PUBLIC_CASES = "grader/kit/public_cases.json"
 
 # Never shipped: caches, editor and build debris, and anything a run leaves behind.
 SKIPPED = re.compile(
@@ -390,7 +390,7 @@ def kit_files(root: Path = ROOT) -> dict[str, bytes]:
         elif path.endswith(".ipynb"):
             content = strip_notebook(content.decode()).encode()
         files[path] = content
-    files[PROBES] = public.release_text().encode()
+    files[PUBLIC_CASES] = public.release_text().encode()
     files["requirements.txt"] = _requirements(root).encode()
     files["constraints.txt"] = lock.STUDENT.path.read_bytes()
     files["pyproject.toml"] = _pyproject(root).encode()

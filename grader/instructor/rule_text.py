@@ -138,8 +138,8 @@ def drawn(root: Path | None = None) -> Iterable[tuple[Path, str]]:
     """(file, the text it should hold) for the module and each stage's notebook, in root (the checkout)."""
     root = root or ROOT
     yield root / MODULE, module_text((root / MODULE).read_text())
-    for number, lesson in STAGES.items():
-        path = root / "notebooks" / lesson.notebook
+    for number, stage in STAGES.items():
+        path = root / "notebooks" / stage.notebook
         yield path, notebook_text(path.read_text(), number)
 
 

@@ -2,5 +2,5 @@
 
 The child-side runner, the values that cross the channel, the checks' requests and
 judges (which read the oracle only through trusted.py, absent in the kit), the public
-probes, the reports. Nothing here solves a stage.
+cases, the reports. Nothing here solves a stage.
 """

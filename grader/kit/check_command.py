@@ -2,7 +2,7 @@
 
 It prints the table check(N) shows in a notebook and exits 0 when every check of the
 stage passes, 1 when one fails, 2 on bad input. In the kit it judges the public
-probes; in the repository, random cases against the oracle, as check(N) does there.
+cases; in the repository, random cases against the oracle, as check(N) does there.
 """
 
 import argparse

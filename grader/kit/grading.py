@@ -3,7 +3,7 @@
 A stage's score depends only on that stage's functions: while stage N is probed
 the child runs the grader's trusted versions of the earlier stages (grader/kit/boundary/runner.py).
 A session that dies (hang, crash, flood) costs the check it died in and the
-stage's later checks, never another stage. Given public probes (the student
+stage's later checks, never another stage. Given public cases (the student
 kit), each check judges those instead of drawing random cases.
 
 The submission is read once a grade (grader/kit/intake.py), and every stage's
@@ -22,7 +22,7 @@ from grader.kit.errors import SessionDied
 from grader.kit.intake import NotASubmission, Submission, submission_at
 from grader.kit.probing import NOT_IMPORTED, Check, CheckResult, run_check, run_public, shrunk
 
-STAGE_POINTS = {number: lesson.points for number, lesson in STAGES.items()}  # what each stage's checks add up to
+STAGE_POINTS = {number: stage.points for number, stage in STAGES.items()}  # what each stage's checks add up to
 
 
 @dataclass(frozen=True)
@@ -61,10 +61,10 @@ def grade(
     only: str | None = None,
     stages: tuple[int, ...] = tuple(CHECKLISTS),
     scale: float = 1.0,
-    probes: dict | None = None,
+    public: dict | None = None,
 ) -> Grade:
     """Grade a submission as read (grader/kit/intake.py), or the tools.py at a path, read here once. only="2.3"
-    runs that one check; scale < 1 draws fewer cases; probes (label -> [(case, expected)], grader/kit/public.py)
+    runs that one check; scale < 1 draws fewer cases; cases (label -> [(case, expected)], grader/kit/public.py)
     replace the random draws. A file that is no submission (intake's refusal) has every check not run, saying why."""
     started = time.perf_counter()
     read = read_once(submission, seed, only, stages)
@@ -72,15 +72,15 @@ def grade(
         return read
 
     def run(check: Check, session) -> CheckResult:
-        if probes is not None:
-            return run_public(check, session, probes[check.label])
+        if public is not None:
+            return run_public(check, session, public[check.label])
         return run_check(check, session, seed, scale)
 
     results = []
     for number in stages:
         checks = [check for check in CHECKLISTS[number].checks if only in (None, check.label)]
         if checks:
-            results += grade_stage(checks, read, session_factory, run, cut=probes is None)
+            results += grade_stage(checks, read, session_factory, run, cut=public is None)
     return Grade(read.path, seed, results, time.perf_counter() - started)
 
 
@@ -128,7 +128,7 @@ def grade_stage(
     cut: bool = False,
 ) -> list[CheckResult]:
     """The stage's checks in order, in one session; with `cut`, each failing case then cut down to the smallest
-    that fails alike (probing.shrunk: it needs the oracle, so the kit's stored probes are shown whole)."""
+    that fails alike (probing.shrunk: it needs the oracle, so the kit's stored cases are shown whole)."""
     results: list[CheckResult] = []
     try:
         session = session_factory(submission, checks[0].stage)
@@ -141,7 +141,7 @@ def grade_stage(
             unmet = [done[need] for need in check.needs if need in done and not done[need].passed]
             if ended:
                 result = CheckResult(check, False, f"not run: {ended}")
-            elif unmet and unmet[0].failure is None:  # blocked (cannot import, not implemented): say why again
+            elif unmet and unmet[0].mismatch is None:  # blocked (cannot import, not implemented): say why again
                 result = CheckResult(check, False, unmet[0].message)
             elif unmet:
                 result = CheckResult(check, False, f"not run: needs check {unmet[0].check.label} to pass first")

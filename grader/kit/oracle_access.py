@@ -3,8 +3,8 @@
 Every module check() needs reads the oracle through `oracle` here, so the
 student kit (no grader/instructor/) imports them all the same. That the oracle is
 here or not is the one thing that decides how check() judges: with it, random
-probes against the oracle and trusted earlier stages (stage isolation); without
-it, the public probes' stored answers, on the student's own earlier stages.
+cases against the oracle and trusted earlier stages (stage isolation); without
+it, the public cases' stored answers, on the student's own earlier stages.
 
 A sandboxed child never imports this module: it is the judge's (tests/sandbox/test_trust_boundary.py).
 """

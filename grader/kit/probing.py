@@ -2,7 +2,7 @@
 
 A check is a function whose docstring is the title a student sees and which
 returns the Hypothesis strategy of its cases; `Checklist.check` registers it with
-its points, hint and the stage's way to probe (case -> request), to judge, and
+its points, hint and the stage's request for a case, to judge, and
 to show (case -> its setting, as data: grader/kit/pasteable.py's Setting). Judging
 comes in two halves, so that the student kit can judge without the oracle: expect
 (case -> what a correct module gives, as JSON data, from grader/instructor/oracle.py)
@@ -15,7 +15,7 @@ draws: from the seed alone, not from what the process imported); on the first
 mismatch Hypothesis is run again to shrink it, the child asked nothing twice
 (`_drawn`), and the last failing case it records is the smallest one found. Shrinking is capped by a count of
 cases, not by time, so the result stays reproducible. `run_public` judges the
-kit's fixed public probes instead (grader/kit/public.py), smallest first.
+kit's fixed public cases instead (grader/kit/public.py), smallest first.
 """
 
 import contextlib
@@ -102,7 +102,7 @@ class Check:
     hint: str
     cases: st.SearchStrategy
     examples: int
-    probe: Callable[[Any], dict]
+    request: Callable[[Any], dict]
     expect: Callable[[Any], Any]  # case -> JSON data, from the oracle
     compare: Callable[[Any, Any, dict], Mismatch | None]  # case, expected, observation; no oracle
     show: Callable[[Any], Setting]
@@ -133,7 +133,7 @@ class Checklist:
     """One stage's checks, and how its cases become requests and are judged."""
 
     number: int
-    probe: Callable[[Any], dict]
+    request: Callable[[Any], dict]
     show: Callable[[Any], Setting]
     expect: Callable[[Any], Any]
     compare: Callable[[Any, Any, dict], Mismatch | None]
@@ -146,7 +146,7 @@ class Checklist:
         examples: int = 12,
         needs: tuple[str, ...] = (),
         always: tuple = (),
-        probe: Callable | None = None,
+        request: Callable | None = None,
         expect: Callable | None = None,
         compare: Callable | None = None,
         show: Callable | None = None,
@@ -154,8 +154,8 @@ class Checklist:
         """Register the decorated function: it returns the strategy of cases; its docstring's first
         line is the title a student sees, the rest the hint that names the lesson's pitfall.
 
-        probe, expect, compare and show default to the stage's own. `number` is written out, never
-        counted: a replay label ("2.3") and the public probes stay the same when checks move.
+        request, expect, compare and show default to the stage's own. `number` is written out, never
+        counted: a replay label ("2.3") and the public cases stay the same when checks move.
         examples=0: the fixed cases (always) are the check's whole table, and nothing is drawn. The
         rule the check judges is agtool/rules.py's under that label, and a check without one is refused.
         """
@@ -185,7 +185,7 @@ class Checklist:
                     points=points,
                     cases=cases(),
                     examples=examples,
-                    probe=probe or self.probe,
+                    request=request or self.request,
                     expect=expect or self.expect,
                     compare=compare or self.compare,
                     show=show or self.show,
@@ -203,7 +203,7 @@ class CheckResult:
     check: Check
     passed: bool
     message: str  # one line: "passed on 120 inputs", "not implemented yet: ..."
-    failure: Mismatch | None = None
+    mismatch: Mismatch | None = None
     died: bool = False  # the session died: the stage's later checks cannot run
     case: Any = None  # the case of the failure, as data: what grader/kit/smaller.py cuts down
 
@@ -225,9 +225,9 @@ _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.lar
 
 @dataclass
 class _Probing:
-    """What one run_check has learnt so far: Hypothesis calls the probe, the verdict reads this."""
+    """What one run_check has learnt so far: Hypothesis makes the requests, the verdict reads this."""
 
-    failure: Mismatch | None = None  # the last failing case recorded (the smallest found), as the judge wrote it
+    mismatch: Mismatch | None = None  # the last failing case recorded (the smallest found), as the judge wrote it
     case: Any = None  # its case
     observation: dict | None = None  # and what came back for it
     stop: str | None = None  # why no case can be judged any more (died, not implemented)
@@ -238,9 +238,9 @@ class _Probing:
     def verdict(self, check: Check) -> CheckResult:
         if self.stop is not None:
             return CheckResult(check, False, self.stop, died=self.died)
-        if self.failure is not None:  # written out once, for the smallest case alone
+        if self.mismatch is not None:  # written out once, for the smallest case alone
             assert self.observation is not None
-            failure = written(check, self.case, self.observation, self.failure)
+            failure = written(check, self.case, self.observation, self.mismatch)
             return CheckResult(hinted(check, failure), False, "found a wrong answer", failure, case=self.case)
         return CheckResult(check, True, f"passed on {self.inputs} inputs")
 
@@ -250,13 +250,13 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
     found = _Probing()
     tape = _Tape(session)  # the session, or what it already answered (see _drawn)
 
-    def probe_once(case: Any) -> None:
-        if found.failure is not None:
+    def request_for_once(case: Any) -> None:
+        if found.mismatch is not None:
             found.after += 1
             if found.after > SHRINK_CASES:
                 raise _Stop
         try:
-            observation = tape.request(check.probe(case))
+            observation = tape.request(check.request(case))
         except SessionDied as died:
             found.stop, found.died = died.reason, True
             raise _Stop from None
@@ -267,7 +267,7 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
         found.inputs += len(observation["results"])
         failure = wrong(observation, functools.partial(check.judge, case, observation))
         if failure is not None:  # the last one recorded is the smallest: a passing case keeps it
-            found.failure, found.case, found.observation = failure, case, observation
+            found.mismatch, found.case, found.observation = failure, case, observation
             raise _Failed
 
     # The fixed cases first, each once, in the written order, outside Hypothesis: they are the same
@@ -275,14 +275,14 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
     # repr (about a third of grading time). The first one that fails is the failure shown.
     try:
         for case in check.always:
-            probe_once(case)
-        _drawn(check, seed, scale, probe_once, found, tape)
+            request_for_once(case)
+        _drawn(check, seed, scale, request_for_once, found, tape)
     except (_Stop, _Failed):
         pass
     except ReplayDiverged:  # the grader's bug, whatever was found before it
         raise
     except Exception:  # Flaky (an answer that changes between runs), or Hypothesis gave up shrinking
-        if found.failure is None and found.stop is None:
+        if found.mismatch is None and found.stop is None:
             raise
     return found.verdict(check)
 
@@ -304,7 +304,7 @@ class _Diverged(BaseException):
 
 
 class _Tape:
-    """The session as probe_once sees it: each request goes to the child, unless the child has answered it
+    """The session as request_for_once sees it: each request goes to the child, unless the child has answered it
     already (`play`); while a replay runs, each (request, observation) is noted in `noted`."""
 
     def __init__(self, session: "Session"):
@@ -329,7 +329,7 @@ class _Tape:
 
 
 def _drawn(
-    check: Check, seed: int, scale: float, probe_once: Callable[[Any], None], found: _Probing, tape: _Tape
+    check: Check, seed: int, scale: float, request_for_once: Callable[[Any], None], found: _Probing, tape: _Tape
 ) -> None:
     """The check's random cases, a list drawn once a process (cases_of), each probed in turn; Hypothesis
     again, to shrink, once one fails.
@@ -354,15 +354,15 @@ def _drawn(
     tape.noted = noted
     try:
         for case in cases_of(check, seed, scale):
-            probe_once(case)
+            request_for_once(case)
         return
     except _Failed:  # Hypothesis from its start, on the child's answers so far: its shrinking needs its own draws
-        found.failure, found.after, found.inputs = None, 0, inputs
+        found.mismatch, found.after, found.inputs = None, 0, inputs
     finally:
         tape.noted = None
     tape.play(noted)
     try:
-        _draw(check, seed, scale, probe_once)
+        _draw(check, seed, scale, request_for_once)
     finally:  # whatever ends Hypothesis's run, _Diverged included
         unasked, tape.playing = tape.playing, []
         if unasked:  # Hypothesis did not ask first what was replayed: the replay's premise is broken
@@ -395,8 +395,8 @@ def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
         cases_of(check, seed, scale)
 
 
-def _draw(check: Check, seed: int, scale: float, probe_once: Callable[[Any], None]) -> None:
-    """Hypothesis's cases of the check, seeded, shrunk after the first failure (probe_once counts them)."""
+def _draw(check: Check, seed: int, scale: float, request_for_once: Callable[[Any], None]) -> None:
+    """Hypothesis's cases of the check, seeded, shrunk after the first failure (request_for_once counts them)."""
     if not check.examples:  # the fixed cases are the check's whole table: a draw could only repeat one
         return
     test = hypothesis.settings(
@@ -409,16 +409,16 @@ def _draw(check: Check, seed: int, scale: float, probe_once: Callable[[Any], Non
         print_blob=False,
         verbosity=Verbosity.quiet,
         suppress_health_check=_SUPPRESSED,
-    )(hypothesis.seed(case_seed(seed, check))(hypothesis.given(check.cases)(probe_once)))
+    )(hypothesis.seed(case_seed(seed, check))(hypothesis.given(check.cases)(request_for_once)))
     test()
 
 
-def run_public(check: Check, session: "Session", probes: list[tuple[Any, Any]]) -> CheckResult:
+def run_public(check: Check, session: "Session", cases: list[tuple[Any, Any]]) -> CheckResult:
     """Judge fixed cases, each with its stored expected data, in order; the first wrong answer is the one shown."""
     inputs = 0
-    for case, expected in probes:
+    for case, expected in cases:
         try:
-            observation = session.request(check.probe(case))
+            observation = session.request(check.request(case))
         except SessionDied as died:
             return CheckResult(check, False, died.reason, died=True)
         blocked = blocker(observation)
@@ -464,7 +464,7 @@ def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> M
     assert isinstance(drawn, Setting), f"check {check.label}: a setting written out already"
     setting, call = drawn.text, mismatch.call
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
-        setting, call = pasteable(check.probe(case), observation, drawn, mismatch.call, mismatch.got)
+        setting, call = pasteable(check.request(case), observation, drawn, mismatch.call, mismatch.got)
     return dataclasses.replace(mismatch, setting=setting, call=call)
 
 
@@ -492,7 +492,7 @@ def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
 
     def smaller(result: CheckResult) -> CheckResult:
         nonlocal alive
-        check, failure = result.check, result.failure
+        check, failure = result.check, result.mismatch
         if not alive or failure is None or result.case is None:
             return result
 
@@ -503,7 +503,7 @@ def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
             except Exception:  # a case the oracle cannot answer is no case of the lesson's
                 return None
             try:
-                observation = session.request(check.probe(case))
+                observation = session.request(check.request(case))
             except SessionDied:
                 alive = False
                 raise _Stop from None
@@ -515,7 +515,7 @@ def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
             return (found, observation) if (found.hint, found.raised) == (failure.hint, failure.raised) else None
 
         try:
-            case, smallest = cut_down(result.case, check.probe, fails_alike)
+            case, smallest = cut_down(result.case, check.request, fails_alike)
         except _Stop:
             return result
         if smallest is None:
@@ -524,7 +524,7 @@ def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
             shown = written(check, case, smallest[1], smallest[0])
         except Exception:  # a case the check cannot write out: the larger one, as it was shown
             return result
-        return dataclasses.replace(result, failure=shown, case=case)
+        return dataclasses.replace(result, mismatch=shown, case=case)
 
     return [smaller(result) for result in results]
 

@@ -1,7 +1,7 @@
-"""Public probes: fixed cases for every check, each with what a correct module gives, for the student kit.
+"""Public cases: fixed cases for every check, each with what a correct module gives, for the student kit.
 
 The kit cannot carry the oracle (grader/instructor/oracle.py solves every stage), so its
-check(N) cannot judge random inputs. At release, `draw_probes` takes each
+check(N) cannot judge random inputs. At release, `draw_cases` takes each
 check's incident cases and a fixed draw of others (RELEASE_SEED), smallest JSON
 first, and stores each with its check's expect(case), worked out here with the
 oracle; in the kit, `load` reads them back and `probing.run_public` judges the
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, Verbosity
 from grader.kit.checks import every_check
 from grader.kit.probing import Check, case_seed
 
-FILE = Path(__file__).with_name("public_probes.json")
+FILE = Path(__file__).with_name("public_cases.json")
 RELEASE_SEED = 20_260_101
 DRAWN = 20  # drawn cases per check, besides its incidents (fewer where there are fewer to draw)
 # Stage 6's: each of its cases is whole graph runs (LangGraph's own machinery, about 2 ms a run), and
@@ -55,32 +55,32 @@ def drawn_cases(check: Check, count: int | None = None) -> list:
     return collected
 
 
-def draw_probes(checks: list[Check]) -> dict[str, list[dict]]:
-    """label -> its probes, {"case": ..., "expected": ...}, smallest first, no case twice (needs the oracle)."""
-    probes = {}
+def draw_cases(checks: list[Check]) -> dict[str, list[dict]]:
+    """label -> its cases, {"case": ..., "expected": ...}, smallest first, no case twice (needs the oracle)."""
+    public = {}
     for check in checks:
         cases: dict[str, Any] = {}
         for case in [*check.always, *drawn_cases(check)]:
             cases.setdefault(json.dumps(case_to_json(case), ensure_ascii=False), case)
-        probes[check.label] = [
+        public[check.label] = [
             {"case": case_to_json(case), "expected": check.expect(case)}
             for _, case in sorted(cases.items(), key=lambda item: len(item[0]))
         ]
-    return probes
+    return public
 
 
-def dumps(probes: dict[str, list[dict]]) -> str:
-    """The probes file: one probe a line, so a diff of two releases reads probe by probe."""
+def dumps(public: dict[str, list[dict]]) -> str:
+    """The cases file: one case a line, so a diff of two releases reads case by case."""
     parts = []
-    for label, entries in probes.items():
+    for label, entries in public.items():
         lines = ",\n".join(json.dumps(entry, ensure_ascii=False) for entry in entries)
         parts.append(f"{json.dumps(label)}: [\n{lines}\n]")
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def release_text() -> str:
-    """The public probes of every check, as the kit carries them."""
-    return dumps(draw_probes(every_check()))
+    """The public cases of every check, as the kit carries them."""
+    return dumps(draw_cases(every_check()))
 
 
 def load(path: Path = FILE, stages: Collection[int] | None = None) -> dict[str, list[tuple[Any, Any]]]:
@@ -113,7 +113,7 @@ def case_from_json(data: dict) -> Any:
     """The case again; a field declared a tuple is a tuple again (JSON made it a list)."""
     module, _, name = data["type"].rpartition(".")
     if not module.startswith(_CASES_IN):
-        raise ValueError(f"a public probe names {data['type']!r}, not a case of grader.kit.checks")
+        raise ValueError(f"a public case names {data['type']!r}, not a case of grader.kit.checks")
     kind = getattr(importlib.import_module(module), name)
     return kind(
         **{

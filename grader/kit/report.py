@@ -21,7 +21,7 @@ from grader.kit.boundary.exchange import clean_text
 from grader.kit.grading import Grade
 from grader.kit.probing import CheckResult
 
-STAGE_TITLES = {number: lesson.title for number, lesson in STAGES.items()}
+STAGE_TITLES = {number: stage.title for number, stage in STAGES.items()}
 MAX_RESULTS_BYTES = 1_000_000  # Gradescope refuses more
 FIELD_LIMIT = 1500  # characters of an expected or a got
 INPUT_SCALE = 4  # a shown input may hold FIELD_LIMIT times this: its setup (imports, the table) must run whole
@@ -54,14 +54,14 @@ class Audience:
     def replay(self, grade: Grade, check, pasteable: bool = False) -> str:
         if not self.seed_shown:
             return (
-                f"Replay in your kit: {_code_span(check_command(check.stage))} (its public probes; "
+                f"Replay in your kit: {_code_span(check_command(check.stage))} (its public cases; "
                 "the inputs that graded you stay hidden)"
             )
         if self.kit:
             paste = "paste the input above into a notebook cell, or run " if pasteable else "run "
             return (
                 f"Seed {grade.seed}; replay in your kit: {paste}{_code_span(check_command(check.stage))} "
-                "(the kit's public probes; both run on your own earlier stages)"
+                "(the kit's public cases; both run on your own earlier stages)"
             )
         command = (
             f"{VENV_PYTHON} -m grader grade {shlex.quote(self.path or grade.path)} "
@@ -124,9 +124,9 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
     if why:  # said once, in the summary: here one line
         return f"Not run (0/{check.points}): {_prose(why)}."
     lines = [f"Failed (0/{check.points}): {said}"]
-    if result.failure and audience.inputs_shown == "visible":
+    if result.mismatch and audience.inputs_shown == "visible":
         lines += ["", failing_input(result, limit)]
-    elif result.failure:
+    elif result.mismatch:
         lines += ["", f"The smallest failing input the grader found {_SHOWN_WHEN[audience.inputs_shown]}."]
     notebook = STAGES[check.stage].notebook
     lines += [
@@ -135,7 +135,7 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
         "",
         f"Hint: {check.hint}",
         "",
-        audience.replay(grade, check, pasteable=result.failure is not None and audience.inputs_shown == "visible"),
+        audience.replay(grade, check, pasteable=result.mismatch is not None and audience.inputs_shown == "visible"),
     ]
     return "\n".join(lines)
 
@@ -151,7 +151,7 @@ def not_run(grade: Grade) -> str | None:
 
 def _one_cause(grade: Grade) -> str | None:
     """The one reason every check failed for, before any input was judged, when a session died for it."""
-    if not grade.results or any(result.passed or result.failure for result in grade.results):
+    if not grade.results or any(result.passed or result.mismatch for result in grade.results):
         return None
     causes = {result.message.removeprefix("not run: ") for result in grade.results}
     died = any(result.died for result in grade.results)
@@ -168,7 +168,7 @@ def _why_not_run(grade: Grade) -> str:
 
 def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
     """The smallest failing input a check found, with what was expected and what came back, in Markdown."""
-    failure = result.failure
+    failure = result.mismatch
     assert failure is not None
     return "\n".join(
         [
@@ -201,7 +201,7 @@ def _tests(result: CheckResult, grade: Grade, audience: Audience, limit: int) ->
         "tags": [f"stage{check.stage}"],
         "visibility": "visible",
     }
-    if result.passed or result.failure is None or audience.inputs_shown == "visible":
+    if result.passed or result.mismatch is None or audience.inputs_shown == "visible":
         return [scored]
     shown = {
         **scored,
@@ -321,9 +321,9 @@ def write_feedback(grade: Grade, path: str | os.PathLike[str], audience: Audienc
 
 
 def _row_detail(result: CheckResult) -> str:
-    if result.passed or not result.failure:
+    if result.passed or not result.mismatch:
         return result.message
-    failure = result.failure
+    failure = result.mismatch
     return f"{failure.shown}\n  expected: {failure.expected}\n  got:      {failure.got}\n  hint: {result.check.hint}"
 
 

@@ -3,7 +3,7 @@
 In a notebook: `from grader import check; check(2)`. In the repository check() draws
 random cases and judges them against the grader's oracle, with the earlier stages
 replaced by trusted ones. The student kit has no oracle: there check() judges the
-kit's public probes (grader/kit/public.py), on the student's own earlier stages.
+kit's public cases (grader/kit/public.py), on the student's own earlier stages.
 
 `python -m grader.kit.selfcheck` (the kit's `make test`) runs every stage's check()
 and prints one line: each stage's points, and the command that shows the first
@@ -90,13 +90,13 @@ def check(stage: int, path: str | Submission | None = None, seed: int = 0) -> Ch
 
 
 def _public_grade(submission: Submission, stage: int) -> Grade:
-    """One stage judged on the kit's public probes, on the student's own earlier stages."""
-    return grade(submission, LocalSession, stages=(stage,), probes=public.load(stages=(stage,)))
+    """One stage judged on the kit's public cases, on the student's own earlier stages."""
+    return grade(submission, LocalSession, stages=(stage,), public=public.load(stages=(stage,)))
 
 
 def earlier_causes(submission: Submission, stage: int) -> str:
     """In the kit, where a failure of `stage` may come from: each earlier stage it runs (2 up to it) that fails
-    its own public probes, by what it writes and its failing checks; "" when they all pass. The grade puts
+    its own public cases, by what it writes and its failing checks; "" when they all pass. The grade puts
     trusted stages in their place, so there a failure is always the stage's own."""
     said = []
     for earlier in range(2, stage):
@@ -106,7 +106,7 @@ def earlier_causes(submission: Submission, stage: int) -> str:
     if not said:
         return ""
     return (
-        f"Stage {stage} runs your earlier stages, and {'; '.join(said)} on its own probes: a failure below may "
+        f"Stage {stage} runs your earlier stages, and {'; '.join(said)} on its own cases: a failure below may "
         f"be {'that' if len(said) == 1 else 'those'}, not stage {stage}'s. Fix the earlier stage first (check(N))."
     )
 
@@ -116,7 +116,7 @@ def public_note(stage: int) -> str:
     below = {1: "", 2: "your own stage 1"}.get(stage, f"your own stages 1 to {stage - 1}")
     earlier = f" Stage {stage} runs on {below}: a mistake there can show up here." if below else ""
     return (
-        f"Judged on the kit's public probes: fixed inputs with a correct module's answers.{earlier} "
+        f"Judged on the kit's public cases: fixed inputs with a correct module's answers.{earlier} "
         "Your grade uses other, hidden random inputs."
     )
 

@@ -177,14 +177,14 @@ def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, trie
 
 
 def candidates(case: Any, request: Callable[[Any], dict], original: Any) -> Iterator[tuple[tuple, Any]]:
-    """The cuts of case worth probing: its probe writes them, their table is the lesson's, and they keep
+    """The cuts of case worth probing: its request_for writes them, their table is the lesson's, and they keep
     the original's form."""
     worth_probing = _worth_probing(request, original)
     return ((where, smaller) for where, smaller in cuts(case) if worth_probing(smaller))
 
 
 def _worth_probing(request: Callable[[Any], dict], original: Any) -> Callable[[Any], bool]:
-    """Is a cut of original a case of the lesson's: its probe writes it, its table is one the contract
+    """Is a cut of original a case of the lesson's: its request_for writes it, its table is one the contract
     rules accept (where the original's is), every tool of the original's table that a call names is still
     in it (a call to a tool the table lacks is another question: check_args on an unknown tool is the
     student's to answer), and its class's form is kept."""
@@ -194,7 +194,7 @@ def _worth_probing(request: Callable[[Any], dict], original: Any) -> Callable[[A
     def worth(smaller: Any) -> bool:
         try:
             asked = request(smaller)
-        except Exception:  # a cut the case's own probe cannot write: not a case
+        except Exception:  # a cut the case's own request_for cannot write: not a case
             return False
         still = set(asked.get("table") or ())
         return (

@@ -154,9 +154,9 @@ def pasted_inputs_reproduce(kit: Path, stage: int) -> int:
     judged = 0
     graded = grade(str(kit / "agtool" / "tools.py"), LocalSession, seed=1, stages=(stage,))
     for result in graded.results:
-        if result.passed or result.failure is None:
+        if result.passed or result.mismatch is None:
             continue
-        failure = result.failure
+        failure = result.mismatch
         code = shown_input(failure)
         ast.parse(code)  # Python as it stands
         outcome = run_pasted(kit, code)
@@ -186,7 +186,7 @@ def test_a_table_the_grader_used_is_set_up_in_the_shown_input():
     """The shown input names the tools it uses: stage 2's table is installed, not merely described."""
     source = mutant_source(2, 0)
     graded = grade_source(source, stages=(2,))
-    failure = next(result.failure for result in graded.results if result.failure)
+    failure = next(result.mismatch for result in graded.results if result.mismatch)
     code = shown_input(failure)
     assert "from agtool.tools import" in code and "check_args" in code.split("\n")[0]
     assert re.search(r"^TOOLS\[(['\"]).+\1\] = \{", code, re.M), code  # the tool itself, not only its args
@@ -433,8 +433,8 @@ def test_a_bool_and_a_number_taken_for_each_other_in_allowed_get_the_hint_that_s
     path = tmp_path / "tools.py"
     path.write_text(REFERENCE.replace(line, f'        if "allowed" in spec and not {test}:\n'))
     (result,) = grade(str(path), LocalSession, seed=0, stages=(2,), only="2.6").results
-    assert not result.passed and result.failure is not None
-    assert "one is a bool and the other a number" in result.failure.hint, result.failure.hint
+    assert not result.passed and result.mismatch is not None
+    assert "one is a bool and the other a number" in result.mismatch.hint, result.mismatch.hint
 
 
 BEGINNERS = ROOT / "tests" / "submissions" / "beginner"
@@ -444,22 +444,22 @@ def test_a_dict_subclass_refused_as_an_arg_gets_the_hint_that_names_it():
     """2.1's hint names the OrderedDict a beginner's exact type test refused (Ben's and Sam's got only the rule)."""
     for module in ("ben", "sam"):
         (result,) = grade(str(BEGINNERS / f"{module}.py"), LocalSession, seed=0, stages=(2,), only="2.1").results
-        assert not result.passed and result.failure is not None
-        assert "OrderedDict" in f"{result.failure.setting}{result.failure.call}", result.failure.call
-        assert "a dict subclass" in result.failure.hint, result.failure.hint
+        assert not result.passed and result.mismatch is not None
+        assert "OrderedDict" in f"{result.mismatch.setting}{result.mismatch.call}", result.mismatch.call
+        assert "a dict subclass" in result.mismatch.hint, result.mismatch.hint
 
 
 def test_an_exception_out_of_call_memo_is_said_to_come_out_of_call_memo():
     """A raise in call_memo is call_memo's (stage 5), not the door's (stage 4): Ben's and Dana's 5.6 read so."""
     for module in ("ben", "dana"):
         (result,) = grade(str(BEGINNERS / f"{module}.py"), LocalSession, seed=0, stages=(5,), only="5.6").results
-        assert not result.passed and result.failure is not None
-        assert "got out of call_memo" in result.failure.got and "door" not in result.failure.got, result.failure.got
+        assert not result.passed and result.mismatch is not None
+        assert "got out of call_memo" in result.mismatch.got and "door" not in result.mismatch.got, result.mismatch.got
 
 
 def test_an_answer_that_raised_on_an_int_with_no_text_gets_the_hint_that_names_it():
     """Ana's run raised ValueError on an ok value holding 10 ** 4300: the hint names the int, not escapes."""
     (result,) = grade(str(BEGINNERS / "ana.py"), LocalSession, seed=0, stages=(6,), only="6.2").results
-    assert not result.passed and result.failure is not None
-    assert "10 ** 4300" in f"{result.failure.setting}"
-    assert "int of over 4,300 digits" in result.failure.hint and "repr" in result.failure.hint, result.failure.hint
+    assert not result.passed and result.mismatch is not None
+    assert "10 ** 4300" in f"{result.mismatch.setting}"
+    assert "int of over 4,300 digits" in result.mismatch.hint and "repr" in result.mismatch.hint, result.mismatch.hint

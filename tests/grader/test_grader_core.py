@@ -43,7 +43,7 @@ def write_patched(folder: Path, name: str, old: str, new: str) -> Path:
 
 def failures(result: Grade) -> str:
     """What went wrong, for an assertion message."""
-    return "\n".join(f"{r.check.label} {r.message} {r.failure}" for r in result.results if not r.passed)
+    return "\n".join(f"{r.check.label} {r.message} {r.mismatch}" for r in result.results if not r.passed)
 
 
 def lost(result: Grade) -> dict[int, int]:
@@ -202,7 +202,7 @@ def test_a_check_of_fixed_cases_alone_asks_each_once_under_every_seed():
     (check,) = [check for check in CHECKLISTS[6].checks if check.label == "6.9"]
     assert check.examples == 0
     for seed in (1, 2):
-        assert _draws(seed, "6.9") == [check.probe(case) for case in check.always]
+        assert _draws(seed, "6.9") == [check.request(case) for case in check.always]
 
 
 def test_the_draws_come_from_the_seed_alone_not_from_what_the_process_imported(tmp_path, monkeypatch):
@@ -229,10 +229,10 @@ def test_cases_replayed_from_an_earlier_submission_give_what_hypothesis_gives(tm
     drawn_again = []  # checks sent back to Hypothesis after a replayed case failed
     draw = probing._draw
 
-    def watched(check, seed, scale, probe_once):
+    def watched(check, seed, scale, request_for_once):
         if (check.label, check.cases, seed, scale) in probing._PASSED_DRAWS:
             drawn_again.append(check.label)
-        draw(check, seed, scale, probe_once)
+        draw(check, seed, scale, request_for_once)
 
     monkeypatch.setattr(probing, "_draw", watched)
     names = (
@@ -278,9 +278,9 @@ def test_the_replay_command_replays_the_same_failure(tmp_path):
     failed = next(r for r in whole.results if r.check.label == "2.4")
     assert not failed.passed
     replay = grade(str(path), LocalSession, seed=3, only=failed.check.label, stages=(2,))
-    assert [r.failure for r in replay.results] == [failed.failure]
-    assert failed.failure is not None
-    assert "True" in failed.failure.call or "False" in failed.failure.call  # shrunk to the bool itself
+    assert [r.mismatch for r in replay.results] == [failed.mismatch]
+    assert failed.mismatch is not None
+    assert "True" in failed.mismatch.call or "False" in failed.mismatch.call  # shrunk to the bool itself
 
 
 # ── what goes wrong in the submission stays in its stage ─────────────────────

@@ -27,7 +27,7 @@ def test_every_check_judges_a_rule_and_every_rule_is_judged():
     assert sorted(check.label for check in CHECKS) == sorted(rules.RULES)
 
 
-@pytest.mark.parametrize("path", [rule_text.MODULE] + [f"notebooks/{lesson.notebook}" for lesson in STAGES.values()])
+@pytest.mark.parametrize("path", [rule_text.MODULE] + [f"notebooks/{stage.notebook}" for stage in STAGES.values()])
 def test_the_texts_a_student_reads_state_the_rules_as_written(path):
     drawn = dict(rule_text.drawn(ROOT))
     assert (ROOT / path).read_text() == drawn[ROOT / path], (
@@ -105,11 +105,11 @@ def test_a_list_of_rules_outside_the_folded_appendix_is_named_in_one_line(lab, m
 
 def test_the_registry_numbers_the_notebooks_markers_and_points():
     pyproject = (ROOT / "pyproject.toml").read_text()
-    for number, lesson in STAGES.items():
-        assert (ROOT / "notebooks" / lesson.notebook).exists()
-        assert f'"{lesson.marker}: ' in pyproject
-        assert sum(check.points for check in CHECKLISTS[number].checks) == lesson.points
-    assert sum(lesson.points for lesson in STAGES.values()) == 100
+    for number, stage in STAGES.items():
+        assert (ROOT / "notebooks" / stage.notebook).exists()
+        assert f'"{stage.marker}: ' in pyproject
+        assert sum(check.points for check in CHECKLISTS[number].checks) == stage.points
+    assert sum(stage.points for stage in STAGES.values()) == 100
 
 
 def test_labels_are_written_out_and_unique():

@@ -1,6 +1,6 @@
 """The kit's self-check accepts exactly what the grade accepts, check by check.
 
-In the kit, check(N) judges the public probes on the student's own earlier stages (no trusted ones:
+In the kit, check(N) judges the public cases on the student's own earlier stages (no trusted ones:
 grader/kit/oracle_access.py's bind gives none there); the grade puts the grader's trusted stages in
 their place. A reasonable choice an earlier stage allows (an item named by its position, rows.0.qty;
 an exception named by a dotted name, builtins.KeyError; a tool name that is no str spelt another way)
@@ -41,17 +41,17 @@ SPELLINGS = {
 
 
 @functools.cache
-def probes() -> dict:
+def kit_cases() -> dict:
     return public.loads(public.release_text())
 
 
 def kit_verdicts(path: Path, monkeypatch) -> dict[str, bool]:
-    """label -> passed, as the kit's check(N) judges each stage: public probes, the student's own earlier stages."""
+    """label -> passed, as the kit's check(N) judges each stage: public cases, the student's own earlier stages."""
     with monkeypatch.context() as patch:
         patch.setattr(oracle_access, "bind", lambda module: {})
         found = {}
         for stage in CHECKLISTS:
-            graded = grade(str(path), LocalSession, stages=(stage,), probes=probes())
+            graded = grade(str(path), LocalSession, stages=(stage,), public=kit_cases())
             found.update({result.check.label: result.passed for result in graded.results})
     return found
 
@@ -94,9 +94,9 @@ def test_the_kit_names_the_earlier_stage_a_failure_may_come_from(tmp_path, monke
     )
     monkeypatch.setattr(oracle_access, "bind", lambda module: {})
     monkeypatch.setattr(oracle_access, "present", lambda: False)
-    monkeypatch.setattr(public, "FILE", tmp_path / "tools.py")  # any file: the probes are loaded below
+    monkeypatch.setattr(public, "FILE", tmp_path / "tools.py")  # any file: the public cases are loaded below
     monkeypatch.setattr(
-        public, "load", lambda stages: {label: kept for label, kept in probes().items() if int(label[0]) in stages}
+        public, "load", lambda stages: {label: kept for label, kept in kit_cases().items() if int(label[0]) in stages}
     )
     report = selfcheck.check(4, str(path))
     assert not report.passed

@@ -92,15 +92,15 @@ def test_the_input_shown_is_one_minimal(module, label, tmp_path):
     path = str(written)
     graded = grade(path, LocalSession, seed=0, stages=(stage,))
     (result,) = [result for result in graded.results if result.check.label == label]
-    assert result.failure is not None and result.case is not None, f"{module} passes {label}"
-    check, failure, session = result.check, result.failure, LocalSession(path)
+    assert result.mismatch is not None and result.case is not None, f"{module} passes {label}"
+    check, failure, session = result.check, result.mismatch, LocalSession(path)
     try:
-        for _, cut in smaller.candidates(result.case, check.probe, result.case):
+        for _, cut in smaller.candidates(result.case, check.request, result.case):
             try:
                 want = check.expect(cut)
             except Exception:
                 continue
-            observation = session.request(check.probe(cut))
+            observation = session.request(check.request(cut))
             again = judged(check, cut, observation, lambda: check.compare(cut, want, observation))  # noqa: B023
             assert again is None or (again.hint, again.raised) != (failure.hint, failure.raised), (
                 f"{module} {label}: a smaller input fails alike:\n{again.setting}\n{again.call}"
@@ -115,9 +115,9 @@ def test_a_failure_shows_no_spelling_of_the_graders(module, tmp_path):
     (path,) = write(tmp_path, [module])
     graded = grade(str(path), LocalSession, seed=0, stages=tuple(CHECKLISTS))
     shown = [
-        f"{result.failure.setting}\n{result.failure.call}\n{result.failure.expected}\n{result.failure.got}"
+        f"{result.mismatch.setting}\n{result.mismatch.call}\n{result.mismatch.expected}\n{result.mismatch.got}"
         for result in graded.results
-        if result.failure is not None
+        if result.mismatch is not None
     ]
     assert shown
     for text in shown:

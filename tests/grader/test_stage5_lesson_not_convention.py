@@ -125,7 +125,7 @@ CHOICES = [
 
 def failed_checks(path: Path, seed: int) -> dict:
     graded = grade(str(path), LocalSession, seed=seed, stages=(5,))
-    return {result.check.label: result.failure for result in graded.results if not result.passed}
+    return {result.check.label: result.mismatch for result in graded.results if not result.passed}
 
 
 @pytest.mark.parametrize("variant", CHOICES, ids=[variant.choice for variant in CHOICES])

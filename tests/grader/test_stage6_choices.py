@@ -169,5 +169,5 @@ def test_a_choice_costs_nothing_and_a_bug_costs_its_own_checks(case, tmp_path):
         failed = [result for result in graded.results if not result.passed]
         assert {result.check.label for result in failed} == set(case.fails), f"seed {seed}"
         if case.says:
-            feedback = " ".join(f"{result.failure.got} {result.failure.hint}" for result in failed if result.failure)
+            feedback = " ".join(f"{result.mismatch.got} {result.mismatch.hint}" for result in failed if result.mismatch)
             assert case.says in feedback, f"seed {seed}: {feedback}"

@@ -68,7 +68,7 @@ def lost(result: Grade) -> dict[int, int]:
 
 
 def failures(result: Grade) -> str:
-    return "\n".join(f"{r.check.label} {r.message} {r.failure}" for r in result.results if not r.passed)
+    return "\n".join(f"{r.check.label} {r.message} {r.mismatch}" for r in result.results if not r.passed)
 
 
 def gap_of(module: str, what: str) -> str | None:

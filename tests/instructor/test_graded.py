@@ -49,7 +49,7 @@ def views(record: Graded) -> tuple:
 @pytest.mark.parametrize("student", sorted(FILES))
 def test_a_record_read_back_gives_every_view_byte_for_byte(graded, student):
     record, out = graded[student]
-    assert any(result.failure for result in record.grade.results)  # a failure to carry: its data, hint, exceptions
+    assert any(result.mismatch for result in record.grade.results)  # a failure to carry: its data, hint, exceptions
     again = read_record(out, student)
     assert again is not None
     assert again.to_json() == record.to_json()

@@ -315,7 +315,7 @@ def test_the_kit_has_what_students_need(kit, kit_tree):
         assert needed in files
     assert {
         "grader/__init__.py",
-        "grader/kit/public_probes.json",
+        "grader/kit/public_cases.json",
         "grader/kit/selfcheck.py",  # check() needs them
         "grader/__main__.py",
         "grader/kit/check_command.py",
@@ -368,8 +368,8 @@ def test_the_skeleton_takes_the_constants_from_the_lab_and_6_1_judges_a_module_t
         path = tmp_path / f"{name}.py"
         path.write_text(f"{REFERENCE}{name} = {value}\n")
         (result,) = grade(str(path), LocalSession, only="6.1", stages=(6,)).results
-        assert not result.passed and result.failure is not None, result.message
-        assert (result.failure.call, result.failure.expected, result.failure.got) == (name, expected, value)
+        assert not result.passed and result.mismatch is not None, result.message
+        assert (result.mismatch.call, result.mismatch.expected, result.mismatch.got) == (name, expected, value)
     (result,) = grade(str(ROOT / release.STUDENT_MODULE), LocalSession, only="6.1", stages=(6,)).results
     assert result.passed, result.message
 
@@ -431,12 +431,12 @@ def kit_check(kit: Path, paths: list[tuple[int, str | None]]) -> list[str]:
 
 def test_the_kits_check_runs_without_the_oracle_and_finds_nothing_written_yet(kit):
     """On the skeleton, every check of every stage is "not implemented yet", and the table says once
-    that it is judged on public probes, on the student's own earlier stages."""
+    that it is judged on public cases, on the student's own earlier stages."""
     for stage, report in zip(NOTEBOOKS, kit_check(kit, [(stage, None) for stage in NOTEBOOKS]), strict=True):
         checks = [line for line in report.splitlines() if re.match(r"[✓✗] \d\.\d ", line)]
         assert checks and all(line.startswith("✗") for line in checks)
         assert report.count("not implemented yet") == len(checks)
-        assert report.count("public probes") == 1 and "hidden random inputs" in report
+        assert report.count("public cases") == 1 and "hidden random inputs" in report
         assert ("your own stage" in report) == (stage > 1)
 
 
@@ -480,7 +480,7 @@ def test_the_kits_replay_line_runs_in_a_terminal_and_shows_the_same_failure(kit_
 
 
 def test_the_kits_check_catches_every_broken_submission_in_its_stage(kit, tmp_path):
-    """Each realistic mistake fails its own stage's public probes (later stages may fail too: no isolation)."""
+    """Each realistic mistake fails its own stage's public cases (later stages may fail too: no isolation)."""
     broken = runpy.run_path(str(ROOT / "tests" / "submissions" / "broken" / "table.py"))["BROKEN"]
     paths: list[tuple[int, str | None]] = []
     for name, (old, new, stage) in broken.items():
@@ -525,7 +525,7 @@ def test_the_kit_makefile_is_whole_and_its_lab_rule_the_repositorys(kit):
 
 
 def test_the_kit_pyproject_installs_both_packages_and_runs_its_notebooks(kit):
-    """`pip install .` in the kit installs agtool, grader, grader.kit.checks and the public probes;
+    """`pip install .` in the kit installs agtool, grader, grader.kit.checks and the public cases;
     its pytest runs the notebooks under nbval."""
     kit_project = tomllib.loads((kit / "pyproject.toml").read_text())
     repo_project = tomllib.loads((ROOT / "pyproject.toml").read_text())

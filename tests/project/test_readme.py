@@ -132,7 +132,7 @@ def test_the_check_keywords_it_names_are_what_stage_check_takes():
 def test_a_check_is_titled_by_its_docstring_and_cannot_go_without(monkeypatch):
     """As the section says: the docstring's first line is the title, the rest the hint; the rule, rules.py's."""
     stage = Checklist(
-        number=9, probe=dict, show=lambda case: Setting(), expect=repr, compare=lambda case, expected, seen: None
+        number=9, request=dict, show=lambda case: Setting(), expect=repr, compare=lambda case, expected, seen: None
     )
     for label in ("9.1", "9.2", "9.4"):
         monkeypatch.setitem(RULES, label, Rule("check_args", f"rule {label}"))

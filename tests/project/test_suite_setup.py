@@ -245,7 +245,7 @@ def test_a_stages_marker_runs_the_grader_checks_of_that_stage_too():
     (its checks, its mutants), and no grader test about another stage."""
     files = [
         "tests/lesson/test_stage4_door.py",
-        "tests/grader/test_public_probes.py",
+        "tests/grader/test_public_cases.py",
         "tests/grader/test_mutation_matrix.py",
     ]
     collected = subprocess.run(
@@ -257,6 +257,6 @@ def test_a_stages_marker_runs_the_grader_checks_of_that_stage_too():
     ).stdout.splitlines()
     ids = [line for line in collected if "::" in line]
     assert any(line.startswith("tests/lesson/test_stage4_door.py::") for line in ids)
-    assert any("test_public_probes.py::" in line and "[4.1]" in line for line in ids)
+    assert any("test_public_cases.py::" in line and "[4.1]" in line for line in ids)
     assert any("test_mutation_matrix.py::" in line and "door" in line for line in ids)
     assert not any(re.search(r"\[[1235689]\.\d+\]", line) for line in ids), ids

@@ -56,7 +56,7 @@ class OwnTable:
     """Nothing to draw: the student's own TOOLS."""
 
 
-def probe_own(case: OwnTable) -> dict:
+def request_for_own(case: OwnTable) -> dict:
     """The table, every entry's fn called (with nothing: a function takes the call, and may refuse
     the arguments), and the bodies: the table's checks score before describe_tools is written."""
     return request(
@@ -67,13 +67,34 @@ def probe_own(case: OwnTable) -> dict:
     )
 
 
-def probe_described(case: OwnTable) -> dict:
-    return request(1, None, [call("TOOLS", get=True), call("describe_tools")])
-
-
 def _own(observation: dict) -> tuple[dict, list]:
     tools, _called, *bodies = observation["results"]
     return tools, bodies
+
+
+def normal(spec: dict) -> dict:
+    """The spec without defaults said out loud, allowed sorted, and without the extras no check reads
+    (description, default): two spellings of one spec compare equal."""
+    spec = {
+        key: value
+        for key, value in spec.items()
+        if (key, value) not in (("required", True), ("allow_empty", False)) and key not in ("description", "default")
+    }
+    if isinstance(spec.get("allowed"), list):
+        spec["allowed"] = sorted(spec["allowed"], key=repr)
+    if isinstance(spec.get("items"), dict):
+        spec["items"] = normal_specs(spec["items"])
+    return spec
+
+
+def normal_specs(specs: dict) -> dict:
+    return {key: normal(spec) if isinstance(spec, dict) else spec for key, spec in specs.items()}
+
+
+OWN = st.just(OwnTable())
+
+
+# ── 1.1 · TOOLS is a table ───────────────────────────────────────────────────
 
 
 # What Python says when what is called is no function at all; any other outcome, a TypeError over
@@ -94,23 +115,18 @@ def fn_problem(called: Any) -> str | None:
     return "fn was not called"
 
 
-def normal(spec: dict) -> dict:
-    """The spec without defaults said out loud, allowed sorted, and without the extras no check reads
-    (description, default): two spellings of one spec compare equal."""
-    spec = {
-        key: value
-        for key, value in spec.items()
-        if (key, value) not in (("required", True), ("allow_empty", False)) and key not in ("description", "default")
-    }
-    if isinstance(spec.get("allowed"), list):
-        spec["allowed"] = sorted(spec["allowed"], key=repr)
-    if isinstance(spec.get("items"), dict):
-        spec["items"] = normal_specs(spec["items"])
-    return spec
-
-
-def normal_specs(specs: dict) -> dict:
-    return {key: normal(spec) if isinstance(spec, dict) else spec for key, spec in specs.items()}
+def entry_problem(name: str, tool, table: dict) -> str | None:
+    if type(tool) is not dict or not tool.keys() >= ENTRY_KEYS:
+        return f"needs the keys {', '.join(sorted(ENTRY_KEYS))}"
+    if not values.is_marker(tool["fn"]):  # plain data (a name, say): no function; a marker is judged by a call
+        return "fn is not a function"
+    if type(tool["description"]) is not str or not tool["description"].strip():
+        return "description is not a non-empty str"
+    if type(tool["args"]) is not dict or type(tool["returns"]) is not dict:
+        return "args and returns must be dicts of name -> spec"
+    if "upgrade" in tool and tool["upgrade"] not in table:
+        return "upgrade names no tool in TOOLS"
+    return None
 
 
 def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
@@ -140,18 +156,21 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
     return None
 
 
-def entry_problem(name: str, tool, table: dict) -> str | None:
-    if type(tool) is not dict or not tool.keys() >= ENTRY_KEYS:
-        return f"needs the keys {', '.join(sorted(ENTRY_KEYS))}"
-    if not values.is_marker(tool["fn"]):  # plain data (a name, say): no function; a marker is judged by a call
-        return "fn is not a function"
-    if type(tool["description"]) is not str or not tool["description"].strip():
-        return "description is not a non-empty str"
-    if type(tool["args"]) is not dict or type(tool["returns"]) is not dict:
-        return "args and returns must be dicts of name -> spec"
-    if "upgrade" in tool and tool["upgrade"] not in table:
-        return "upgrade names no tool in TOOLS"
-    return None
+# The stage's requests default to the student's own table, judged as 1.1 judges it.
+CHECKLIST = Checklist(1, request_for_own, lambda case: Setting(), **without_oracle(judge_table))
+
+
+@CHECKLIST.check(number=1, points=2, examples=1)
+def tools_is_a_table():
+    """TOOLS is a dict of tool entries with fn, description, args and returns
+
+    The grader calls every fn to see that it is a function: a name such as "stock_lookup", or
+    anything else that only looks like one, is not.
+    """
+    return OWN
+
+
+# ── 1.2 to 1.4 · the lab's three tools, their contracts and bodies ───────────
 
 
 def _contract_mismatch(table: dict, name: str, part: str, want: dict) -> Mismatch | None:
@@ -188,6 +207,17 @@ def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
     return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup",))
 
 
+@CHECKLIST.check(number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
+def stock_lookup_contract():
+    """TOOLS["stock_lookup"] has the lab's contract and its upgrade is stock_lookup_v2
+
+    The entry is compared with the lab's table key by key: required True and allow_empty False may
+    be said or left out, and a description or a default is free; any other difference (a max of 20
+    for 2, qty without its min) is another contract.
+    """
+    return OWN
+
+
 def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
     mismatch = _contract_mismatch(table, "stock_lookup_v2", "args", LAB_ARGS) or _contract_mismatch(
@@ -202,6 +232,16 @@ def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
     return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup_v2",))
 
 
+@CHECKLIST.check(number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
+def stock_lookup_v2_contract():
+    """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
+
+    An entry copied from stock_lookup keeps its upgrade and its fn: the newest tool has none, and its
+    body's answers are compared with agtool.inventory's v2 endpoint.
+    """
+    return OWN
+
+
 def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
     table = _own(observation)[0]["value"]
     mismatch = _contract_mismatch(table, "delivery_eta", "args", ETA_ARGS)
@@ -211,28 +251,17 @@ def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
     return mismatch or _body_mismatch(_own(observation)[1], ("delivery_eta",))
 
 
-def seed_schemas(case: OwnTable) -> dict:
-    """The parameters of the lab's tools as describe_tools() must give them, by contract_key."""
-    return {contract_key(args): oracle.object_schema(args) for args in (LAB_ARGS, ETA_ARGS)}
+@CHECKLIST.check(number=4, points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
+def delivery_eta_contract():
+    """TOOLS["delivery_eta"] takes sku and region, and its days must lie in 0..14
+
+    Take the regions from agtool.inventory.REGIONS rather than typing them; days needs both bounds:
+    without its max, 72 "days" (hours, by mistake) passes.
+    """
+    return OWN
 
 
-def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
-    tools, described = observation["results"]
-    problem = description_problem(tools["value"], described, schemas, parameters=False)
-    return (
-        Mismatch(
-            "describe_tools()",
-            "one function per tool in TOOLS, agreeing with it",
-            f"{got_text(described)} ({problem})",
-            exception=exception_name(described),
-            problem=problem,
-        )
-        if problem
-        else None
-    )
-
-
-# ── describe_tools() against any table ───────────────────────────────────────
+# ── 1.5 and 1.6 · describe_tools(), judged against the contract ──────────────
 
 
 def contract_key(args: dict) -> str:
@@ -241,7 +270,7 @@ def contract_key(args: dict) -> str:
 
 
 def schema_for(args: dict, schemas: dict) -> dict | None:
-    """The parameters schema these args must get: the expected one; for a contract no probe foresaw (the
+    """The parameters schema these args must get: the expected one; for a contract no case foresaw (the
     student's own TOOLS, other than the lab's) the oracle's, where there is one; None in the kit."""
     want = schemas.get(contract_key(args))
     if want is None and oracle_access.present():
@@ -360,12 +389,61 @@ def _unordered(key: str, value):
     return sorted(value, key=repr) if key in ("enum", "required") and type(value) is list else value
 
 
+# ── 1.5 · the student's own table ────────────────────────────────────────────
+
+
+def request_for_described(case: OwnTable) -> dict:
+    return request(1, None, [call("TOOLS", get=True), call("describe_tools")])
+
+
+def seed_schemas(case: OwnTable) -> dict:
+    """The parameters of the lab's tools as describe_tools() must give them, by contract_key."""
+    return {contract_key(args): oracle.object_schema(args) for args in (LAB_ARGS, ETA_ARGS)}
+
+
+def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
+    tools, described = observation["results"]
+    problem = description_problem(tools["value"], described, schemas, parameters=False)
+    return (
+        Mismatch(
+            "describe_tools()",
+            "one function per tool in TOOLS, agreeing with it",
+            f"{got_text(described)} ({problem})",
+            exception=exception_name(described),
+            problem=problem,
+        )
+        if problem
+        else None
+    )
+
+
+@CHECKLIST.check(
+    number=5,
+    points=1,
+    examples=1,
+    needs=("tools_is_a_table",),
+    request=request_for_described,
+    expect=seed_schemas,
+    compare=compare_own_description,
+)
+def describes_own_tools():
+    """describe_tools() describes every tool of TOOLS, and nothing else
+
+    A list written by hand goes stale: build it from TOOLS each time it is called, so that a tool
+    added, or a description changed, shows.
+    """
+    return OWN
+
+
+# ── 1.6 · any table ──────────────────────────────────────────────────────────
+
+
 @dataclass(frozen=True)
 class AnyTable:
     table: dict
 
 
-def probe_any(case: AnyTable) -> dict:
+def request_for_any(case: AnyTable) -> dict:
     return request(1, case.table, [call("describe_tools")])
 
 
@@ -428,76 +506,13 @@ SCHEMA_CASES = _fixed(
     {"x": {"type": "list", "items": {"type": "dict", "properties": {"y": {"type": "bool", "required": False}}}}},
 )
 
-CHECKLIST = Checklist(1, probe_own, lambda case: Setting(), **without_oracle(judge_table))
-OWN = st.just(OwnTable())
-
-
-# ── the checks ───────────────────────────────────────────────────────────────
-
-
-@CHECKLIST.check(number=1, points=2, examples=1)
-def tools_is_a_table():
-    """TOOLS is a dict of tool entries with fn, description, args and returns
-
-    The grader calls every fn to see that it is a function: a name such as "stock_lookup", or
-    anything else that only looks like one, is not. An upgrade names a key of TOOLS itself.
-    """
-    return OWN
-
-
-@CHECKLIST.check(number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
-def stock_lookup_contract():
-    """TOOLS["stock_lookup"] has the lab's contract and its upgrade is stock_lookup_v2
-
-    Copy the lab's contract exactly: limit is an int from 1 to 2, rows a list of at most 2 items
-    {region: str, qty: int >= 0}, and upgrade is "stock_lookup_v2".
-    """
-    return OWN
-
-
-@CHECKLIST.check(number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
-def stock_lookup_v2_contract():
-    """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
-
-    stock_lookup_v2 takes and gives what stock_lookup does; its fn is inventory.stock_lookup_v2, the
-    endpoint that honours limit.
-    """
-    return OWN
-
-
-@CHECKLIST.check(number=4, points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
-def delivery_eta_contract():
-    """TOOLS["delivery_eta"] takes sku and region, and its days must lie in 0..14
-
-    region allows the lab's three regions, no others (agtool.inventory.REGIONS); days is the
-    result's range check, a min and a max, so that 72 "days" (a unit error) is caught.
-    """
-    return OWN
-
-
-@CHECKLIST.check(
-    number=5,
-    points=1,
-    examples=1,
-    needs=("tools_is_a_table",),
-    probe=probe_described,
-    expect=seed_schemas,
-    compare=compare_own_description,
-)
-def describes_own_tools():
-    """describe_tools() describes every tool of TOOLS, and nothing else
-
-    Build describe_tools() from TOOLS, one {"type": "function", "function": {...}} per tool.
-    """
-    return OWN
-
 
 @CHECKLIST.check(
     number=6,
     points=2,
     examples=8,
     always=SCHEMA_CASES,
-    probe=probe_any,
+    request=request_for_any,
     expect=object_schemas,
     compare=compare_any,
     show=lambda case: show_table(case.table, ("args",)),
@@ -505,8 +520,8 @@ def describes_own_tools():
 def describes_any_table():
     """describe_tools() gives valid JSON Schema that agrees with any contract table
 
-    Read TOOLS when called. Each arg is a property with type (str->string, int->integer, float->number,
-    bool->boolean, list->array, dict->object), enum for allowed, minimum/maximum for min/max; required
-    lists the required args; additionalProperties is false.
+    The grader gives describe_tools tables it has never seen, one keyword at a time: map each type
+    through JSON_TYPES, keep a bound of 0 (`if spec.get("max"):` drops it), and close a dict of no
+    properties too.
     """
     return any_tables()

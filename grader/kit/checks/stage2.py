@@ -71,7 +71,7 @@ class Case:
         return not original.controls or (len(self.calls), self.controls) == (len(original.calls), original.controls)
 
 
-def probe(case: Case) -> dict:
+def request_for(case: Case) -> dict:
     req = request(2, case.table, [call("check_args", case.tool, args) for args in case.calls])
     return {**req, "literal": True} if case.literal else req
 
@@ -118,7 +118,7 @@ def show(case: Case) -> Setting:
     return show_table(case.table, ("args",))
 
 
-CHECKLIST = Checklist(2, probe, show, expect, compare)
+CHECKLIST = Checklist(2, request_for, show, expect, compare)
 
 
 # ── what every reasonable spelling of a reason shares ────────────────────────
@@ -220,7 +220,7 @@ def holds_odd_name(contract: dict, args: Any) -> bool:
 
 # ── the hint for what was observed ───────────────────────────────────────────
 # Chosen from the case, the expected reasons and the answer alone (no oracle), so the student
-# kit's public probes give the same hint; "" keeps the check's own. `advise` tells what went
+# kit's public cases give the same hint; "" keeps the check's own. `advise` tells what went
 # wrong (a raise, a good value refused, a bad one let through, a reason naming the wrong field),
 # then the check of the reason at stake picks: its `*_hint(contract, args, field, passed)`.
 

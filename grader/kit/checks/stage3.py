@@ -56,7 +56,7 @@ class Case:
     calls: tuple
 
 
-def probe(case: Case) -> dict:
+def request_for(case: Case) -> dict:
     return request(3, case.table, [call("check_result", case.tool, value) for value in case.calls])
 
 
@@ -99,7 +99,7 @@ def show(case: Case) -> Setting:
     return show_table(case.table, ("returns",))
 
 
-CHECKLIST = Checklist(3, probe, show, expect, compare)
+CHECKLIST = Checklist(3, request_for, show, expect, compare)
 
 
 # ── the hint for what was observed ───────────────────────────────────────────

@@ -54,7 +54,7 @@ class Case:
     calls: tuple  # (name, args) in JSON spelling
 
 
-def probe(case: Case) -> dict:
+def request_for(case: Case) -> dict:
     return request(4, case.table, [call("call_tool", name, args) for name, args in case.calls])
 
 
@@ -220,7 +220,7 @@ def show_tool(table: dict, name) -> Setting:
     return Setting(table="TOOLS = {" + ", ".join(repr(tool) + ": {...}" for tool in table) + "}")
 
 
-CHECKLIST = Checklist(4, probe, lambda case: show_table(case.table), expect, compare_with(refusal_problem))
+CHECKLIST = Checklist(4, request_for, lambda case: show_table(case.table), expect, compare_with(refusal_problem))
 
 
 # ── the stage's drawn cases ──────────────────────────────────────────────────

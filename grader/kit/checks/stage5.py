@@ -61,7 +61,7 @@ class Script:
     calls: tuple  # (name, args, change the returned envelope afterwards?)
 
 
-def probe(case: Script) -> dict:
+def request_for(case: Script) -> dict:
     return request(
         5, case.table, [call("call_memo", name, args, MEMO, mutate=change) for name, args, change in case.calls]
     )
@@ -154,7 +154,7 @@ def compare(
 
 
 CHECKLIST = Checklist(
-    5, probe, lambda case: dataclasses.replace(show_table(case.table), rest="memo = {}"), expect, compare
+    5, request_for, lambda case: dataclasses.replace(show_table(case.table), rest="memo = {}"), expect, compare
 )
 
 
@@ -220,7 +220,7 @@ class Pairs:
     pairs: tuple  # (name, args, other name, other args)
 
 
-def probe_keys(case: Pairs) -> dict:
+def request_for_keys(case: Pairs) -> dict:
     calls = []
     for name, args, other_name, other_args in case.pairs:
         calls += [call("memo_key", name, args), call("memo_key", other_name, other_args)]
@@ -265,9 +265,9 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
 
 
 def judged_in_pairs(pair_hint: PairHint) -> dict:
-    """probe, show, expect and compare of a check of memo_key's keys in pairs, judged without the oracle."""
+    """request, show, expect and compare of a check of memo_key's keys in pairs, judged without the oracle."""
     return {
-        "probe": probe_keys,
+        "request": request_for_keys,
         "show": lambda case: Setting(),  # the failing pair says it all
         **without_oracle(functools.partial(judge_keys, pair_hint=pair_hint)),
     }
@@ -510,7 +510,7 @@ class Unholdable:
 NO_KEY_ARGS = {"x": {"type": "list"}}
 
 
-def probe_unholdable(case: Unholdable) -> dict:
+def request_for_unholdable(case: Unholdable) -> dict:
     table = {case.tool: entry(args=NO_KEY_ARGS, returns={"ok": {"type": "bool"}}, body=[{"return": {"ok": True}}])}
     calls = []
     for args in case.args:  # its key, then the call twice: the second must run the body again
@@ -634,7 +634,7 @@ UNHOLDABLES = Unholdable(
     number=3,
     points=2,
     examples=4,
-    probe=probe_unholdable,
+    request=request_for_unholdable,
     show=lambda case: Setting(table=f"TOOLS[{case.tool!r}]['args'] = {NO_KEY_ARGS!r}", tools=(case.tool,)),
     always=(UNHOLDABLES,),
     **without_oracle(judge_unholdable),

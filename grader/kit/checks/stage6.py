@@ -72,7 +72,7 @@ class Case:
         return not whole or all(type(req) is dict and {"tool", "args"} <= req.keys() for req, _, _ in self.runs)
 
 
-def probe(case: Case) -> dict:
+def request_for(case: Case) -> dict:
     calls = [
         call("run", req, kwargs={**kwargs_of(how), **({"memo": MEMO} if shared else {})})
         for req, how, shared in case.runs
@@ -292,7 +292,7 @@ def show(case: Case) -> Setting:
     return show_table(case.table)
 
 
-CHECKLIST = Checklist(6, probe, show, expected_runs, compare)
+CHECKLIST = Checklist(6, request_for, show, expected_runs, compare)
 
 
 # ── the world the checks' cases are drawn from ───────────────────────────────
@@ -480,7 +480,7 @@ def graph_table(case: Setup) -> dict:
     return {"stock": entry(args=STOCK_ARGS, returns=RETURNS, body=[{"return": {"sku": case.token, "rows": [_ROW]}}])}
 
 
-def probe_setup(case: Setup) -> dict:
+def request_for_setup(case: Setup) -> dict:
     return request(
         6,
         graph_table(case),
@@ -567,7 +567,7 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     number=1,
     points=2,
     examples=1,
-    probe=probe_setup,
+    request=request_for_setup,
     expect=expect_walks,
     compare=compare_setup,
     show=lambda case: show_table(graph_table(case)),
@@ -1050,7 +1050,7 @@ def fix_state(tool: str, args, reason: str, keys: tuple = STATE_PARTS) -> dict:
     return {key: part for key, part in state.items() if key in keys}
 
 
-def probe_fixes(case: Fixes) -> dict:
+def request_for_fixes(case: Fixes) -> dict:
     """Each fix called with its state, kept: the state's args as the fix left them come back too."""
     calls = [
         call(["FIXES", key], fix_state(tool, args, reason, case.state), kept=True)
@@ -1276,7 +1276,7 @@ UNKNOWN_CALLS = st.tuples(st.sampled_from(FIX_TYPOS + tuple((far, "sku") for far
     number=8,
     points=2,
     examples=3,
-    probe=probe_fixes,
+    request=request_for_fixes,
     expect=expect_fixes,
     compare=compare_fixes,
     show=lambda case: Setting(),

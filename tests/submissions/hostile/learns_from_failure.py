@@ -1,6 +1,6 @@
 # Hostile twist, appended to the reference tools.py at test time:
 # stage 2's check_args learns from being caught. It answers the lesson's fixed cases
-# right (their tools are stock_lookup, budget or t, as the kit's public probes show),
+# right (their tools are stock_lookup, budget or t, as the kit's public cases show),
 # and the first drawn case it meets wrong, on purpose; from then on it answers every
 # call right, that very case's too. Its process remembers: a grader that, once a case
 # has failed, shows the check's cases again to the same process sees no wrong answer

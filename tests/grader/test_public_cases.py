@@ -1,4 +1,4 @@
-"""The public probes (grader/kit/public.py): what the student kit's check(N) judges without the oracle.
+"""The public cases (grader/kit/public.py): what the student kit's check(N) judges without the oracle.
 
 Stored answers must judge exactly as the oracle does: same cases after JSON,
 same verdict and feedback from compare(case, stored expected, observation) as
@@ -33,7 +33,7 @@ def text() -> str:
 
 
 @pytest.fixture(scope="module")
-def probes(text) -> dict:
+def cases(text) -> dict:
     return public.loads(text)
 
 
@@ -41,7 +41,7 @@ def as_json(value) -> str:
     return json.dumps(value)  # key order kept: it is part of a case (a contract's order, a request's)
 
 
-def test_every_check_has_public_probes_smallest_first_with_its_incidents(text):
+def test_every_check_has_public_cases_smallest_first_with_its_incidents(text):
     stored = json.loads(text)
     assert list(stored) == [check.label for check in CHECKS]
     for check in CHECKS:
@@ -52,7 +52,7 @@ def test_every_check_has_public_probes_smallest_first_with_its_incidents(text):
         assert len(cases) == len(stored[check.label])
 
 
-def test_public_probes_are_the_same_every_release(text):
+def test_public_cases_are_the_same_every_release(text):
     assert public.release_text() == text
 
 
@@ -61,7 +61,7 @@ def test_a_case_comes_back_from_json_the_same(check):
     """Decoded, a case makes the same request, shows the same setting and expects the same answers."""
     for case in [*check.always, *public.drawn_cases(check, 8)]:
         again = public.case_from_json(json.loads(json.dumps(public.case_to_json(case))))
-        assert as_json(check.probe(again)) == as_json(check.probe(case))
+        assert as_json(check.request(again)) == as_json(check.request(case))
         assert check.show(again) == check.show(case)
         assert as_json(check.expect(again)) == as_json(check.expect(case))
 
@@ -72,13 +72,13 @@ def write_patched(folder: Path, name: str, old: str, new: str) -> Path:
     return path
 
 
-def same_verdicts(path: Path, stage: int, probes: dict) -> int:
-    """Judge every public probe of the stage both ways; how many answers were wrong."""
+def same_verdicts(path: Path, stage: int, cases: dict) -> int:
+    """Judge every public case of the stage both ways; how many answers were wrong."""
     session, wrong = LocalSession(str(path)), 0
     try:
         for check in CHECKLISTS[stage].checks:
-            for case, expected in probes[check.label]:
-                observation = session.request(check.probe(case))
+            for case, expected in cases[check.label]:
+                observation = session.request(check.request(case))
                 if blocker(observation):
                     continue
                 by_oracle = judged(check, case, observation, partial(check.judge, case, observation))
@@ -91,14 +91,14 @@ def same_verdicts(path: Path, stage: int, probes: dict) -> int:
 
 
 @pytest.mark.parametrize("stage", CHECKLISTS)
-def test_stored_answers_judge_the_reference_as_the_oracle_does(stage, probes):
-    assert same_verdicts(REFERENCE, stage, probes) == 0
+def test_stored_answers_judge_the_reference_as_the_oracle_does(stage, cases):
+    assert same_verdicts(REFERENCE, stage, cases) == 0
 
 
 @pytest.mark.parametrize("name", BROKEN)
-def test_stored_answers_judge_a_broken_module_as_the_oracle_does_and_catch_it(name, probes, tmp_path):
+def test_stored_answers_judge_a_broken_module_as_the_oracle_does_and_catch_it(name, cases, tmp_path):
     old, new, stage = BROKEN[name]
     path = write_patched(tmp_path, name, old, new)
-    assert same_verdicts(path, stage, probes) > 0
-    result = grade(str(path), LocalSession, stages=(stage,), probes=probes)
+    assert same_verdicts(path, stage, cases) > 0
+    result = grade(str(path), LocalSession, stages=(stage,), public=cases)
     assert result.score < result.max_score
