@@ -238,15 +238,6 @@ def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
     return entries
 
 
-def toml_entry(mutant: Mutant, why: str = "TODO: why no input the spec allows tells it apart") -> str:
-    """An [[equivalent]] entry for `mutant`, ready to paste into the equivalents file."""
-    keys = ("operator", "function", "line", "mutated")
-    text = ["[[equivalent]]", *(f"{key} = {json.dumps(getattr(mutant, key), ensure_ascii=False)}" for key in keys)]
-    if mutant.nth:
-        text.append(f"nth = {mutant.nth}")
-    return "\n".join([*text, f"why = {json.dumps(why, ensure_ascii=False)}"])
-
-
 # ── cosmic-ray: a session of the solution's mutants ──────────────────────────
 
 

@@ -250,7 +250,7 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
     found = _Probing()
     tape = _Tape(session)  # the session, or what it already answered (see _drawn)
 
-    def request_for_once(case: Any) -> None:
+    def try_case(case: Any) -> None:
         if found.mismatch is not None:
             found.after += 1
             if found.after > SHRINK_CASES:
@@ -275,8 +275,8 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
     # repr (about a third of grading time). The first one that fails is the failure shown.
     try:
         for case in check.always:
-            request_for_once(case)
-        _drawn(check, seed, scale, request_for_once, found, tape)
+            try_case(case)
+        _drawn(check, seed, scale, try_case, found, tape)
     except (_Stop, _Failed):
         pass
     except ReplayDiverged:  # the grader's bug, whatever was found before it
@@ -304,7 +304,7 @@ class _Diverged(BaseException):
 
 
 class _Tape:
-    """The session as request_for_once sees it: each request goes to the child, unless the child has answered it
+    """The session as try_case sees it: each request goes to the child, unless the child has answered it
     already (`play`); while a replay runs, each (request, observation) is noted in `noted`."""
 
     def __init__(self, session: "Session"):
@@ -329,7 +329,7 @@ class _Tape:
 
 
 def _drawn(
-    check: Check, seed: int, scale: float, request_for_once: Callable[[Any], None], found: _Probing, tape: _Tape
+    check: Check, seed: int, scale: float, try_case: Callable[[Any], None], found: _Probing, tape: _Tape
 ) -> None:
     """The check's random cases, a list drawn once a process (cases_of), each probed in turn; Hypothesis
     again, to shrink, once one fails.
@@ -354,7 +354,7 @@ def _drawn(
     tape.noted = noted
     try:
         for case in cases_of(check, seed, scale):
-            request_for_once(case)
+            try_case(case)
         return
     except _Failed:  # Hypothesis from its start, on the child's answers so far: its shrinking needs its own draws
         found.mismatch, found.after, found.inputs = None, 0, inputs
@@ -362,7 +362,7 @@ def _drawn(
         tape.noted = None
     tape.play(noted)
     try:
-        _draw(check, seed, scale, request_for_once)
+        _draw(check, seed, scale, try_case)
     finally:  # whatever ends Hypothesis's run, _Diverged included
         unasked, tape.playing = tape.playing, []
         if unasked:  # Hypothesis did not ask first what was replayed: the replay's premise is broken
@@ -395,8 +395,8 @@ def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
         cases_of(check, seed, scale)
 
 
-def _draw(check: Check, seed: int, scale: float, request_for_once: Callable[[Any], None]) -> None:
-    """Hypothesis's cases of the check, seeded, shrunk after the first failure (request_for_once counts them)."""
+def _draw(check: Check, seed: int, scale: float, try_case: Callable[[Any], None]) -> None:
+    """Hypothesis's cases of the check, seeded, shrunk after the first failure (try_case counts them)."""
     if not check.examples:  # the fixed cases are the check's whole table: a draw could only repeat one
         return
     test = hypothesis.settings(
@@ -409,7 +409,7 @@ def _draw(check: Check, seed: int, scale: float, request_for_once: Callable[[Any
         print_blob=False,
         verbosity=Verbosity.quiet,
         suppress_health_check=_SUPPRESSED,
-    )(hypothesis.seed(case_seed(seed, check))(hypothesis.given(check.cases)(request_for_once)))
+    )(hypothesis.seed(case_seed(seed, check))(hypothesis.given(check.cases)(try_case)))
     test()
 
 

@@ -229,10 +229,10 @@ def test_cases_replayed_from_an_earlier_submission_give_what_hypothesis_gives(tm
     drawn_again = []  # checks sent back to Hypothesis after a replayed case failed
     draw = probing._draw
 
-    def watched(check, seed, scale, request_for_once):
+    def watched(check, seed, scale, try_case):
         if (check.label, check.cases, seed, scale) in probing._PASSED_DRAWS:
             drawn_again.append(check.label)
-        draw(check, seed, scale, request_for_once)
+        draw(check, seed, scale, try_case)
 
     monkeypatch.setattr(probing, "_draw", watched)
     names = (

@@ -261,7 +261,7 @@ SURFACE = """
         "unshare": (272, (0x08000000,)),
         "mq_open": (240, (b"agtool-probe", 0o100 | 2, 0o600, 0)),
     }
-    def request_for():
+    def probe():
         said = {}
         for name, (number, args) in CALLS.items():
             ctypes.set_errno(0)
