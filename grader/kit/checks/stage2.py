@@ -467,8 +467,8 @@ def _plant_missing(d):
 def refuses_missing_args():
     """check_args refuses an absent required arg (missing:<arg>); an absent optional arg, or a present None, 0, False or "", is not missing
 
-    Ask whether the name is in args (`name in args`), never whether its value is truthy, and read
-    required with its default: `spec.get("required", True)`.
+    Presence is the question, never truth: a test of the value counts None, 0, False and "" missing;
+    and a spec that does not mention required is a required arg.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("missing")
 

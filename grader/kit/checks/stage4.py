@@ -499,8 +499,8 @@ RAISING = tuple(
 def catches_exceptions():
     """call_tool turns any Exception inside the tool into tool:raised:<ExceptionType>, and lets every BaseException that is no Exception out
 
-    Put the try around the body's call alone, with `except Exception as error`, and build the reason
-    from `type(error).__name__`: a KeyError inside one tool then ends no run.
+    Catch Exception around the body's call alone, so that the door's own checks never hide in the
+    try, and name the exception's type in the reason: a KeyError inside one tool then ends no run.
     """  # noqa: E501 (its first line is the check's title: one line in the report)
     return cases("raise", ("ok",))
 
