@@ -59,15 +59,17 @@ class Setting:
         return "\n".join(part for part in (self.table, self.rest) if part)
 
 
-def pasteable(req: dict, observation: dict, setting: Setting, shown: str, got: str) -> tuple[str, str]:
+def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: int | None) -> tuple[str, str]:
     """(setting, call) as code that runs pasted into a kit's notebook cell, in a Python in the kit's
     folder, and gives what the submission gave the grader (on the student's own earlier stages, where
-    the grader put its own); the check's own (setting, call) where that cannot be written. `shown` and
-    `got` are the failure's call and what came back, as the check wrote them (a Mismatch's)."""
+    the grader put its own); the check's own (setting, call) where that cannot be written. `shown` is the
+    failure's call as the check wrote it, `at` the index in the request of the first call it shows, as the
+    judge knows it (a Mismatch's): the calls before it are replayed first."""
     call = _call_source(shown)
     calls, results = req.get("calls", []), observation.get("results", [])
     core: list[str] = []
-    at = _failing_call(calls, results, shown, got)
+    if at is not None and not 0 <= at < len(calls):
+        raise IndexError(f"the failing call {at} of a request of {len(calls)} calls")
     alone = at is not None and calls[at].get("fn") in _READS_NO_TOOLS  # nothing set before it changes its answer
     if "table" in req and not alone:  # the table itself in place of the check's picture of it
         core += _table_source(_used(req["table"], setting.tools))
@@ -94,7 +96,8 @@ def pasteable(req: dict, observation: dict, setting: Setting, shown: str, got: s
     own = [name for name in names if name not in _IMPORTS]
     lines = [f"from agtool.tools import {', '.join(own)}"] if own else []
     lines += [_IMPORTS[name] for name in names if name in _IMPORTS]
-    if req.get("stage") == 6 and "recursion" in got.lower():  # LangGraph's limit: set as the grade does
+    outcome = results[at] if at is not None and at < len(results) else {}  # what the failing call gave
+    if req.get("stage") == 6 and _hit_the_recursion_limit(outcome):  # LangGraph's limit: set as the grade does
         lines += _RECURSION_LIMIT
     code = "\n".join([*lines, *body])
     try:
@@ -276,35 +279,9 @@ def _call_expression(call: dict) -> str:
     return f"{target}({', '.join(given)})"
 
 
-def _shows(call: dict, line: str) -> bool:
-    """Is `line` (the first line of a check's call) this call of the request?"""
-    said = _call_expression(call)
-    if line in (said, f"envelope = {said}") or line.startswith(f"{said}  #"):
-        return True
-    state = call.get("args", [None])[0] if type(call.get("args")) is list and call.get("args") else None
-    if line.startswith(f"{_target(call['fn'])}(state)") and type(state) is dict:  # 6.8: the state in a comment
-        error = state.get("result", {}).get("error") if type(state.get("result")) is dict else None
-        return f"state['args'] = {values.py(state.get('args'), 10**4)}" in line and repr(error) in line
-    return False
-
-
-def _failing_call(calls: list, results: list, shown: str, got: str) -> int | None:
-    """The index in the request of the (first) call the check's text shows, or None."""
-    lines = shown.splitlines()
-    found = [at for at, call in enumerate(calls) if lines and _shows(call, lines[0])]
-    if len(found) > 1 and len(lines) == 1:
-        # The same call more than once (a run asked again, through one memo): the last one that gave what
-        # the feedback says came back. The calls before it, replayed, leave what they left for it.
-        said = [at for at in found if at < len(results) and _gave(results[at], got)]
-        return (said or found)[-1]
-    return found[0] if found else None  # a sequence of calls shown (stage 5's): it starts at the first
-
-
-def _gave(result: dict, got: str) -> bool:
-    """Could `got` (a check's text of what came back) be this outcome: raised or not, and its body runs?"""
-    if ("raised" in result) != got.startswith("raised "):
-        return False
-    return "body runs: " not in got or f"body runs: {sum(result.get('runs', {}).values())}" in got
+def _hit_the_recursion_limit(result: dict) -> bool:
+    """Did this call raise LangGraph's GraphRecursionError (or an error about its recursion_limit)?"""
+    return "recursion" in str(result.get("raised", "")).lower()
 
 
 def _earlier_call(call: dict, result: dict) -> str:

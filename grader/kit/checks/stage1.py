@@ -411,6 +411,7 @@ def compare_own_description(case: OwnTable, schemas: dict, observation: dict) ->
             f"{got_text(described)} ({problem})",
             exception=exception_name(described),
             problem=problem,
+            at=1,  # TOOLS read first
         )
         if problem
         else None
@@ -464,6 +465,7 @@ def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | 
             f"{got_text(result)} ({problem})",
             exception=exception_name(result),
             problem=problem,
+            at=0,
         )
         if problem
         else None

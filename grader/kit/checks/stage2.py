@@ -102,6 +102,7 @@ def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatc
                 got_text(result),
                 UNKNOWN_FIRST if real else advise(contract, args, first, result),
                 exception=exception_name(result),
+                at=at,
             )
     return None
 

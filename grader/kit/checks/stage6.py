@@ -217,7 +217,8 @@ def texts_of(value: Any) -> list[str]:
 
 def compare(case: Case, expected: list, observation: dict, problem=run_problem) -> Mismatch | None:
     """The first run whose outcome `problem` finds wrong, as a Mismatch."""
-    for (req, how, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
+    runs_judged = zip(case.runs, expected, observation["results"], strict=False)
+    for at, ((req, how, shared), (state, runs), result) in enumerate(runs_judged):
         found = problem(state, runs, result)
         if found:
             return Mismatch(
@@ -227,6 +228,7 @@ def compare(case: Case, expected: list, observation: dict, problem=run_problem) 
                 run_hint(req, shared, state, found, result),
                 exception=exception_name(result),
                 problem=found,
+                at=at,
             )
     return None
 
@@ -545,13 +547,23 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     attempts, region, *runs = observation["results"]
     if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
         return Mismatch(
-            "MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts), setting=Setting(), exception=exception_name(attempts)
+            "MAX_ATTEMPTS",
+            py(MAX_ATTEMPTS),
+            got_text(attempts),
+            setting=Setting(),
+            exception=exception_name(attempts),
+            at=0,
         )
     if region.get("value") != DEFAULT_REGION:
         return Mismatch(
-            "DEFAULT_REGION", py(DEFAULT_REGION), got_text(region), setting=Setting(), exception=exception_name(region)
+            "DEFAULT_REGION",
+            py(DEFAULT_REGION),
+            got_text(region),
+            setting=Setting(),
+            exception=exception_name(region),
+            at=1,
         )
-    for req, (path, body_runs), result in zip(GRAPH_RUNS, expected, runs, strict=False):
+    for at, (req, (path, body_runs), result) in enumerate(zip(GRAPH_RUNS, expected, runs, strict=False), 2):
         problem = walk_problem(case, path, body_runs, result)
         if problem:
             return Mismatch(
@@ -559,6 +571,7 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
                 f"build_graph()'s graph walks {' -> '.join(path)}, body runs: {sum(body_runs.values())}",
                 problem,
                 GRAPH_HINT,
+                at=at,
             )
     return None
 
@@ -868,7 +881,8 @@ def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
 
 
 def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | None:
-    for (req, how, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
+    runs_judged = zip(case.runs, expected, observation["results"], strict=False)
+    for at, ((req, how, shared), (state, runs), result) in enumerate(runs_judged):
         problem = limit_problem(state, runs, result, how)
         if not problem:
             continue
@@ -881,6 +895,7 @@ def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | N
             LIMIT_HINTS["odd"] if odd(how) else LIMIT_HINTS["recursion"] if recursion else "",
             exception=exception_name(result),
             problem=problem,
+            at=at,
         )
     return None
 
@@ -920,7 +935,7 @@ ODD_REQUESTS = (
 
 def judge_state(case: Case, observation: dict) -> Mismatch | None:
     """Every field the spec names is in the state, and the path is a walk through the graph."""
-    for (req, how, shared), result in zip(case.runs, observation["results"], strict=False):
+    for at, ((req, how, shared), result) in enumerate(zip(case.runs, observation["results"], strict=False)):
         got = result.get("value")
         if result.get("raised", "").startswith("GraphRecursionError"):
             continue  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
@@ -932,6 +947,7 @@ def judge_state(case: Case, observation: dict) -> Mismatch | None:
                 f"{show_got(result)} ({problem})",
                 exception=exception_name(result),
                 problem=problem,
+                at=at,
             )
     return None
 
@@ -1120,28 +1136,34 @@ def _nan_repaired(tool: str, args, reason: str, after) -> bool:
 
 
 def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | None:
-    for fixed, want, kept in zip(case.calls, expected, observation["results"], strict=False):
+    for at, (fixed, want, kept) in enumerate(zip(case.calls, expected, observation["results"], strict=False)):
         key, tool, args, reason = fixed
         result, left = unkept(kept)
         if left is not None and not values.same(left, args):
             shown = f"state['args'] as it was: {py(args, 10**4)}"
-            return fix_failed(case, fixed, shown, f"state['args'] became {py(left, 10**4)}", FIX_HINTS["in place"])
+            return fix_failed(case, at, shown, f"state['args'] became {py(left, 10**4)}", FIX_HINTS["in place"])
         if fix_problem(tool, args, reason, want, result):
             hint = fix_hint(key, args, reason, want, result)
-            return fix_failed(case, fixed, fix_shown(tool, want), got_text(result), hint, exception_name(result))
+            return fix_failed(case, at, fix_shown(tool, want), got_text(result), hint, exception_name(result))
     return None
 
 
-def fix_failed(case: Fixes, fixed: tuple, expected: str, got: str, hint: str, exception: str = "") -> Mismatch:
-    """A fix's wrong answer, with its call and the tool it reads written out (for a failure alone: the
-    tool is cut from the table)."""
-    key, tool, args, reason = fixed
+def fix_failed(case: Fixes, at: int, expected: str, got: str, hint: str, exception: str = "") -> Mismatch:
+    """The wrong answer of the case's fix `at`, with its call and the tool it reads written out (for a failure
+    alone: the tool is cut from the table)."""
+    key, tool, args, reason = case.calls[at]
     asked = (
         f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
         f"state['result']['error'] = {reason!r}"
     )
     return Mismatch(
-        asked, expected, got, hint, show_table({tool: case.table[tool]}, ("args", "upgrade")), exception=exception
+        asked,
+        expected,
+        got,
+        hint,
+        show_table({tool: case.table[tool]}, ("args", "upgrade")),
+        exception=exception,
+        at=at,
     )
 
 
