@@ -40,7 +40,6 @@ _RECURSION_LIMIT = [  # grader/kit/boundary/runner.py's _langgraph_default_limit
     f"type(langgraph_config.DEFAULT_RECURSION_LIMIT)({LANGGRAPH_DEFAULT_LIMIT})",
 ]
 _READS_NO_TOOLS = ("memo_key", "is_json")  # a failing call of these is shown without the table: they never read it
-_TOUCHY = values.py({"$touchy": 0})  # "Touchy()  # its ... raise TypeError": a comment that would end the call
 _LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception
 
 
@@ -65,7 +64,7 @@ def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: in
     the grader put its own); the check's own (setting, call) where that cannot be written. `shown` is the
     failure's call as the check wrote it, `at` the index in the request of the first call it shows, as the
     judge knows it (a Mismatch's): the calls before it are replayed first."""
-    call = _call_source(shown)
+    call = shown  # the judge writes it as code already (values.py's py, runnable)
     calls, results = req.get("calls", []), observation.get("results", [])
     core: list[str] = []
     if at is not None and not 0 <= at < len(calls):
@@ -123,7 +122,7 @@ def _table_source(table: dict) -> list[str]:
     lines = ["TOOLS.clear()  # the grader's table in place of yours, until tools.py is imported again"]
     for name, entry in table.items():
         description = entry.get("description", f"the tool {name}")
-        spy = _call_source(f"Spy([{', '.join(map(_step_source, entry['body']))}])")  # a list that holds itself built
+        spy = f"Spy([{', '.join(map(_step_source, entry['body']))}])"
         lines.append(f"TOOLS[{name!r}] = {{'fn': {spy}, 'description': {description!r}}}")
         lines += [f"TOOLS[{name!r}][{part!r}] = {_source(entry[part])}" for part in ("args", "returns")]
         if "upgrade" in entry:
@@ -134,7 +133,7 @@ def _table_source(table: dict) -> list[str]:
 def _step_source(step: dict) -> str:
     """A spy's step as Python: what it returns written as a student would type it (10 ** 4300, {'new'})."""
     if "return" in step:
-        return "{'return': " + values.py(step["return"], 10**9) + "}"
+        return "{'return': " + values.py(step["return"], 10**9, runnable=True) + "}"
     return _literal(step)
 
 
@@ -165,61 +164,6 @@ def _spelled(value: Any, tag: str) -> list:
             return [value[tag]]
         return [found for item in value.values() for found in _spelled(item, tag)]
     return []
-
-
-def _call_source(text: str) -> str:
-    """A check's call, made to run: Touchy() without its comment, a list that holds itself built
-    (Python prints it [..., [...]], which would be a list holding an Ellipsis), and two calls shown
-    side by side as `a and b` as a tuple, so that both answers show."""
-    text = text.replace(_TOUCHY, "Touchy()")
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text
-    cycles = _Cycles()
-    tree = cycles.visit(tree)
-    changed = cycles.found
-    if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
-        shown = tree.body[0].value
-        if (
-            isinstance(shown, ast.BoolOp)
-            and isinstance(shown.op, ast.And)
-            and all(isinstance(v, ast.Call) for v in shown.values)
-        ):
-            tree.body[0].value, changed = ast.Tuple(shown.values, ast.Load()), True
-        elif isinstance(shown, ast.Subscript) and _subscripts_of_a_name(shown):
-            # TOOLS['stock_lookup']['upgrade'] read as the check reads it: None where the key is missing
-            get = ast.Attribute(shown.value, "get", ast.Load())
-            tree.body[0].value, changed = ast.Call(get, [shown.slice], []), True
-    return ast.unparse(ast.fix_missing_locations(tree)) if changed else text
-
-
-def _subscripts_of_a_name(node: ast.expr) -> bool:
-    """Is node NAME[k1][k2]..., constant keys only?"""
-    while isinstance(node, ast.Subscript):
-        if not isinstance(node.slice, ast.Constant):
-            return False
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
-class _Cycles(ast.NodeTransformer):
-    """[a, b, [...]] (values.py's spelling of a list that holds itself) -> holding_itself([a, b])."""
-
-    found = False
-
-    def visit_List(self, node: ast.List) -> ast.AST:
-        self.generic_visit(node)
-        last = node.elts[-1] if node.elts else None
-        if (
-            isinstance(last, ast.List)
-            and len(last.elts) == 1
-            and isinstance(last.elts[0], ast.Constant)
-            and last.elts[0].value is Ellipsis
-        ):
-            self.found = True
-            return ast.Call(ast.Name("holding_itself", ast.Load()), [ast.List(node.elts[:-1], ast.Load())], [])
-        return node
 
 
 def _free_names(code: str) -> list[str]:
@@ -266,7 +210,7 @@ def _argument_source(arg: Any) -> str:
         return "memo" if arg["$memo"] == 0 else f"memo{arg['$memo']}"
     if type(arg) is dict and arg.keys() == {"$spy"} and type(arg["$spy"]) is str:
         return arg["$spy"] if arg["$spy"].isidentifier() else f"TOOLS[{arg['$spy']!r}]['fn']"
-    return values.py(arg, 10**9)
+    return values.py(arg, 10**9, runnable=True)
 
 
 def _call_expression(call: dict) -> str:
@@ -286,7 +230,7 @@ def _hit_the_recursion_limit(result: dict) -> bool:
 
 def _earlier_call(call: dict, result: dict) -> str:
     """An earlier call of the request, as it ran: an exception it raised does not stop the input."""
-    said = _call_source(_call_expression(call))
+    said = _call_expression(call)
     if call.get("mutate"):
         said = f"change_everything_in({said})"
     if "raised" in result:

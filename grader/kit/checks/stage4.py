@@ -188,7 +188,7 @@ def compare_with(judge: Callable[[dict, dict], Problem]) -> Callable[[Case, list
             if problem:
                 diagnosis, hint = problem
                 return Mismatch(
-                    f"call_tool({py(name)}, {py(args)})",
+                    f"call_tool({py(name, runnable=True)}, {py(args, runnable=True)})",
                     show_answer(want),
                     f"{show_got(result)} ({diagnosis})",
                     hint,

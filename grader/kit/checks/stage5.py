@@ -136,7 +136,7 @@ def compare(
     (the expected answer as the student reads it) are the check's own."""
     said = []  # the calls so far, as the student would type them
     for (name, args, change), want, result in zip(case.calls, expected, observation["results"], strict=True):
-        said.append(f"call_memo({name!r}, {py(args, 10**4)}, memo)")
+        said.append(f"call_memo({name!r}, {py(args, 10**4, runnable=True)}, memo)")
         judged_runs = want["runs"] if runs == "all" or (runs == "misses" and want["runs"]) else result["runs"]
         problem = mismatch({**want, "runs": judged_runs}, result)
         if problem:
@@ -201,8 +201,8 @@ def leaves(value) -> list:
 
 
 def show_value(value) -> str:
-    """value as Python, whole (big ints written as powers of two), never cut."""
-    return py(value, 10**5)
+    """value as Python a student can paste (py's runnable), whole (big ints written as powers of two), never cut."""
+    return py(value, 10**5, runnable=True)
 
 
 def key_text(result: dict) -> str:
@@ -251,8 +251,8 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
             )
             wanted = "two equal keys (str)" if equal else "two different keys (str)"
             return Mismatch(
-                f"memo_key({show_value(name)}, {show_value(args)}) and "
-                f"memo_key({show_value(other_name)}, {show_value(other_args)})",
+                f"(memo_key({show_value(name)}, {show_value(args)}), "  # a tuple: both answers show
+                f"memo_key({show_value(other_name)}, {show_value(other_args)}))",
                 wanted + (f", or None for {' and '.join(allowed)}" if allowed else ""),
                 f"{key_text(first)} and {key_text(second)}",
                 pair_hint(name, args, other_name, other_args, keys)

@@ -93,7 +93,7 @@ def call_text(req, how, shared) -> str:
         f", max_attempts={py(kwargs['max_attempts'])}" if key == "max_attempts" else f", picker={kwargs[key]['$spy']}"
         for key in kwargs
     ) + (", memo=memo" if shared else "")
-    return f"run({py(req, 10**4)}{more})"
+    return f"run({py(req, 10**4, runnable=True)}{more})"
 
 
 def expected_runs(case: Case) -> list[list]:
@@ -567,7 +567,7 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
         problem = walk_problem(case, path, body_runs, result)
         if problem:
             return Mismatch(
-                f"run({py(req, 10**4)})  # watching the graph build_graph() gives",
+                f"run({py(req, 10**4, runnable=True)})  # watching the graph build_graph() gives",
                 f"build_graph()'s graph walks {' -> '.join(path)}, body runs: {sum(body_runs.values())}",
                 problem,
                 GRAPH_HINT,
