@@ -252,6 +252,30 @@ def test_langgraphs_limit_is_set_where_the_failing_call_hit_it_whatever_its_answ
         assert ("DEFAULT_RECURSION_LIMIT" in pasted) is limit_set, pasted
 
 
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        {"a": {"$touchy": 0}, "b": 1},  # Touchy's comment, were it written, would end the call
+        {"$cycle": [1, {"$cycle": []}]},  # a list that holds itself, holding one that holds itself
+        {"$tuple": [{"x": [{"$cycle": ["a"]}]}]},
+    ],
+)
+def test_a_value_no_literal_spells_is_written_as_code_that_builds_it(spelled):
+    """A judge writes its call's values as code a student pastes (py, runnable): Touchy() bare, a list that
+    holds itself built by holding_itself; run, it builds the very value the request spells."""
+    from grader.kit.boundary import values
+    from grader.kit.pasteable import _DEFINED
+
+    text = py(spelled, runnable=True)
+    assert "#" not in text and "[...]" not in text, text
+    scope: dict = {"Touchy": values.Touchy}
+    exec(_DEFINED["holding_itself"], scope)
+    built, want = eval(text, scope), values.decode(spelled)
+    shape = functools.partial(re.sub, r" at 0x[0-9a-f]+", "")  # repr, a Touchy's address aside
+    assert shape(repr(built)) == shape(repr(want)), text  # the same value, cycles and all
+    assert type(built) is type(want)
+
+
 def grade_source(source: str, stages: tuple[int, ...], seed: int = 1, name: str = "tools.py"):
     import tempfile
 
