@@ -228,9 +228,9 @@ def test_the_calls_replayed_before_a_failing_call_are_those_the_judge_says_came_
     mismatch = check.judge(case, observation)
     assert mismatch is not None
     failure = written(check, case, observation, mismatch)
-    assert failure.call == "call_tool('t', {})"
-    assert "what the grader called before it" not in failure.setting, failure.setting
-    assert "call_tool(" not in failure.setting, failure.setting  # no earlier call of the request in it
+    pasted = shown_input(failure)
+    assert pasted.endswith("\ncall_tool('t', {})") and pasted.count("call_tool(") == 1, pasted  # no earlier call
+    assert "what the grader called before it" not in pasted, pasted
 
 
 def test_langgraphs_limit_is_set_where_the_failing_call_hit_it_whatever_its_answer_says():
