@@ -482,11 +482,14 @@ def graph_table(case: Setup) -> dict:
     return {"stock": entry(args=STOCK_ARGS, returns=RETURNS, body=[{"return": {"sku": case.token, "rows": [_ROW]}}])}
 
 
+CONSTANTS = (("MAX_ATTEMPTS", MAX_ATTEMPTS), ("DEFAULT_REGION", DEFAULT_REGION))  # read first, in this order
+
+
 def request_for_setup(case: Setup) -> dict:
     return request(
         6,
         graph_table(case),
-        [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True)]
+        [call(name, get=True) for name, _ in CONSTANTS]
         + [call("run", req, follow="build_graph") for req in GRAPH_RUNS],
     )
 
@@ -544,26 +547,15 @@ def walk_problem(case: Setup, path: list, runs: dict, result: dict) -> str | Non
 
 def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | None:
     # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
-    attempts, region, *runs = observation["results"]
-    if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
-        return Mismatch(
-            "MAX_ATTEMPTS",
-            py(MAX_ATTEMPTS),
-            got_text(attempts),
-            setting=Setting(),
-            exception=exception_name(attempts),
-            at=0,
-        )
-    if region.get("value") != DEFAULT_REGION:
-        return Mismatch(
-            "DEFAULT_REGION",
-            py(DEFAULT_REGION),
-            got_text(region),
-            setting=Setting(),
-            exception=exception_name(region),
-            at=1,
-        )
-    for at, (req, (path, body_runs), result) in enumerate(zip(GRAPH_RUNS, expected, runs, strict=False), 2):
+    constants, runs = observation["results"][: len(CONSTANTS)], observation["results"][len(CONSTANTS) :]
+    for at, ((name, want), result) in enumerate(zip(CONSTANTS, constants, strict=True)):
+        if type(result.get("value")) is not type(want) or result.get("value") != want:
+            return Mismatch(
+                name, py(want), got_text(result), setting=Setting(), exception=exception_name(result), at=at
+            )
+    for at, (req, (path, body_runs), result) in enumerate(
+        zip(GRAPH_RUNS, expected, runs, strict=False), len(CONSTANTS)
+    ):
         problem = walk_problem(case, path, body_runs, result)
         if problem:
             return Mismatch(
