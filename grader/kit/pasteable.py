@@ -18,7 +18,9 @@ from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
 # request the case made: the imports from agtool.tools, the case's table installed in TOOLS with
 # the grader's own spy bodies (grader.kit.boundary.spies.Spy, which the kit ships), the memo, state or picker
 # the call names, and, where the request's earlier calls left something behind (a spy's next step,
-# a memo's entries), those calls first. What it cannot make runnable stays as the check wrote it.
+# a memo's entries), those calls first: those before the one the judge names (a Mismatch's `at`),
+# written from the request's data. The call itself is the judge's, already code (values.py's py,
+# runnable), and is never rewritten. What it cannot make runnable stays as the check wrote it.
 
 _IMPORTS = {  # names a shown input may use that are not the student's module's
     "Spy": "from grader.kit.boundary.spies import Spy  # the grader's tool body: its k-th run does step k "
@@ -214,7 +216,8 @@ def _argument_source(arg: Any) -> str:
 
 
 def _call_expression(call: dict) -> str:
-    """A request's call as the checks write it: fn(args..., key=value...), a memo as `memo`, a picker by its name."""
+    """A request's call as code, as the checks write it: fn(args..., key=value...), a memo as `memo`, a picker by
+    its name."""
     target = _target(call["fn"])
     if call.get("get"):
         return target
