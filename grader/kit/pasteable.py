@@ -18,7 +18,9 @@ from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
 # request the case made: the imports from agtool.tools, the case's table installed in TOOLS with
 # the grader's own spy bodies (grader.kit.boundary.spies.Spy, which the kit ships), the memo, state or picker
 # the call names, and, where the request's earlier calls left something behind (a spy's next step,
-# a memo's entries), those calls first. What it cannot make runnable stays as the check wrote it.
+# a memo's entries), those calls first: those before the one the judge names (a Mismatch's `at`),
+# written from the request's data. The call itself is the judge's, already code (values.py's py,
+# runnable), and is never rewritten. What it cannot make runnable stays as the check wrote it.
 
 _IMPORTS = {  # names a shown input may use that are not the student's module's
     "Spy": "from grader.kit.boundary.spies import Spy  # the grader's tool body: its k-th run does step k "
@@ -40,7 +42,6 @@ _RECURSION_LIMIT = [  # grader/kit/boundary/runner.py's _langgraph_default_limit
     f"type(langgraph_config.DEFAULT_RECURSION_LIMIT)({LANGGRAPH_DEFAULT_LIMIT})",
 ]
 _READS_NO_TOOLS = ("memo_key", "is_json")  # a failing call of these is shown without the table: they never read it
-_TOUCHY = values.py({"$touchy": 0})  # "Touchy()  # its ... raise TypeError": a comment that would end the call
 _LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception
 
 
@@ -59,15 +60,17 @@ class Setting:
         return "\n".join(part for part in (self.table, self.rest) if part)
 
 
-def pasteable(req: dict, observation: dict, setting: Setting, shown: str, got: str) -> tuple[str, str]:
+def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: int | None) -> tuple[str, str]:
     """(setting, call) as code that runs pasted into a kit's notebook cell, in a Python in the kit's
     folder, and gives what the submission gave the grader (on the student's own earlier stages, where
-    the grader put its own); the check's own (setting, call) where that cannot be written. `shown` and
-    `got` are the failure's call and what came back, as the check wrote them (a Mismatch's)."""
-    call = _call_source(shown)
+    the grader put its own); the check's own (setting, call) where that cannot be written. `shown` is the
+    failure's call as the check wrote it, `at` the index in the request of the first call it shows, as the
+    judge knows it (a Mismatch's): the calls before it are replayed first."""
+    call = shown  # the judge writes it as code already (values.py's py, runnable)
     calls, results = req.get("calls", []), observation.get("results", [])
     core: list[str] = []
-    at = _failing_call(calls, results, shown, got)
+    if at is not None and not 0 <= at < len(calls):
+        raise IndexError(f"the failing call {at} of a request of {len(calls)} calls")
     alone = at is not None and calls[at].get("fn") in _READS_NO_TOOLS  # nothing set before it changes its answer
     if "table" in req and not alone:  # the table itself in place of the check's picture of it
         core += _table_source(_used(req["table"], setting.tools))
@@ -94,7 +97,8 @@ def pasteable(req: dict, observation: dict, setting: Setting, shown: str, got: s
     own = [name for name in names if name not in _IMPORTS]
     lines = [f"from agtool.tools import {', '.join(own)}"] if own else []
     lines += [_IMPORTS[name] for name in names if name in _IMPORTS]
-    if req.get("stage") == 6 and "recursion" in got.lower():  # LangGraph's limit: set as the grade does
+    outcome = results[at] if at is not None and at < len(results) else {}  # what the failing call gave
+    if req.get("stage") == 6 and _hit_the_recursion_limit(outcome):  # LangGraph's limit: set as the grade does
         lines += _RECURSION_LIMIT
     code = "\n".join([*lines, *body])
     try:
@@ -120,7 +124,7 @@ def _table_source(table: dict) -> list[str]:
     lines = ["TOOLS.clear()  # the grader's table in place of yours, until tools.py is imported again"]
     for name, entry in table.items():
         description = entry.get("description", f"the tool {name}")
-        spy = _call_source(f"Spy([{', '.join(map(_step_source, entry['body']))}])")  # a list that holds itself built
+        spy = f"Spy([{', '.join(map(_step_source, entry['body']))}])"
         lines.append(f"TOOLS[{name!r}] = {{'fn': {spy}, 'description': {description!r}}}")
         lines += [f"TOOLS[{name!r}][{part!r}] = {_source(entry[part])}" for part in ("args", "returns")]
         if "upgrade" in entry:
@@ -131,7 +135,7 @@ def _table_source(table: dict) -> list[str]:
 def _step_source(step: dict) -> str:
     """A spy's step as Python: what it returns written as a student would type it (10 ** 4300, {'new'})."""
     if "return" in step:
-        return "{'return': " + values.py(step["return"], 10**9) + "}"
+        return "{'return': " + values.py(step["return"], 10**9, runnable=True) + "}"
     return _literal(step)
 
 
@@ -162,61 +166,6 @@ def _spelled(value: Any, tag: str) -> list:
             return [value[tag]]
         return [found for item in value.values() for found in _spelled(item, tag)]
     return []
-
-
-def _call_source(text: str) -> str:
-    """A check's call, made to run: Touchy() without its comment, a list that holds itself built
-    (Python prints it [..., [...]], which would be a list holding an Ellipsis), and two calls shown
-    side by side as `a and b` as a tuple, so that both answers show."""
-    text = text.replace(_TOUCHY, "Touchy()")
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text
-    cycles = _Cycles()
-    tree = cycles.visit(tree)
-    changed = cycles.found
-    if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
-        shown = tree.body[0].value
-        if (
-            isinstance(shown, ast.BoolOp)
-            and isinstance(shown.op, ast.And)
-            and all(isinstance(v, ast.Call) for v in shown.values)
-        ):
-            tree.body[0].value, changed = ast.Tuple(shown.values, ast.Load()), True
-        elif isinstance(shown, ast.Subscript) and _subscripts_of_a_name(shown):
-            # TOOLS['stock_lookup']['upgrade'] read as the check reads it: None where the key is missing
-            get = ast.Attribute(shown.value, "get", ast.Load())
-            tree.body[0].value, changed = ast.Call(get, [shown.slice], []), True
-    return ast.unparse(ast.fix_missing_locations(tree)) if changed else text
-
-
-def _subscripts_of_a_name(node: ast.expr) -> bool:
-    """Is node NAME[k1][k2]..., constant keys only?"""
-    while isinstance(node, ast.Subscript):
-        if not isinstance(node.slice, ast.Constant):
-            return False
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
-class _Cycles(ast.NodeTransformer):
-    """[a, b, [...]] (values.py's spelling of a list that holds itself) -> holding_itself([a, b])."""
-
-    found = False
-
-    def visit_List(self, node: ast.List) -> ast.AST:
-        self.generic_visit(node)
-        last = node.elts[-1] if node.elts else None
-        if (
-            isinstance(last, ast.List)
-            and len(last.elts) == 1
-            and isinstance(last.elts[0], ast.Constant)
-            and last.elts[0].value is Ellipsis
-        ):
-            self.found = True
-            return ast.Call(ast.Name("holding_itself", ast.Load()), [ast.List(node.elts[:-1], ast.Load())], [])
-        return node
 
 
 def _free_names(code: str) -> list[str]:
@@ -263,11 +212,12 @@ def _argument_source(arg: Any) -> str:
         return "memo" if arg["$memo"] == 0 else f"memo{arg['$memo']}"
     if type(arg) is dict and arg.keys() == {"$spy"} and type(arg["$spy"]) is str:
         return arg["$spy"] if arg["$spy"].isidentifier() else f"TOOLS[{arg['$spy']!r}]['fn']"
-    return values.py(arg, 10**9)
+    return values.py(arg, 10**9, runnable=True)
 
 
 def _call_expression(call: dict) -> str:
-    """A request's call as the checks write it: fn(args..., key=value...), a memo as `memo`, a picker by its name."""
+    """A request's call as code, as the checks write it: fn(args..., key=value...), a memo as `memo`, a picker by
+    its name."""
     target = _target(call["fn"])
     if call.get("get"):
         return target
@@ -276,40 +226,14 @@ def _call_expression(call: dict) -> str:
     return f"{target}({', '.join(given)})"
 
 
-def _shows(call: dict, line: str) -> bool:
-    """Is `line` (the first line of a check's call) this call of the request?"""
-    said = _call_expression(call)
-    if line in (said, f"envelope = {said}") or line.startswith(f"{said}  #"):
-        return True
-    state = call.get("args", [None])[0] if type(call.get("args")) is list and call.get("args") else None
-    if line.startswith(f"{_target(call['fn'])}(state)") and type(state) is dict:  # 6.8: the state in a comment
-        error = state.get("result", {}).get("error") if type(state.get("result")) is dict else None
-        return f"state['args'] = {values.py(state.get('args'), 10**4)}" in line and repr(error) in line
-    return False
-
-
-def _failing_call(calls: list, results: list, shown: str, got: str) -> int | None:
-    """The index in the request of the (first) call the check's text shows, or None."""
-    lines = shown.splitlines()
-    found = [at for at, call in enumerate(calls) if lines and _shows(call, lines[0])]
-    if len(found) > 1 and len(lines) == 1:
-        # The same call more than once (a run asked again, through one memo): the last one that gave what
-        # the feedback says came back. The calls before it, replayed, leave what they left for it.
-        said = [at for at in found if at < len(results) and _gave(results[at], got)]
-        return (said or found)[-1]
-    return found[0] if found else None  # a sequence of calls shown (stage 5's): it starts at the first
-
-
-def _gave(result: dict, got: str) -> bool:
-    """Could `got` (a check's text of what came back) be this outcome: raised or not, and its body runs?"""
-    if ("raised" in result) != got.startswith("raised "):
-        return False
-    return "body runs: " not in got or f"body runs: {sum(result.get('runs', {}).values())}" in got
+def _hit_the_recursion_limit(result: dict) -> bool:
+    """Did this call raise LangGraph's GraphRecursionError (or an error about its recursion_limit)?"""
+    return "recursion" in str(result.get("raised", "")).lower()
 
 
 def _earlier_call(call: dict, result: dict) -> str:
     """An earlier call of the request, as it ran: an exception it raised does not stop the input."""
-    said = _call_source(_call_expression(call))
+    said = _call_expression(call)
     if call.get("mutate"):
         said = f"change_everything_in({said})"
     if "raised" in result:

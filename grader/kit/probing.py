@@ -85,6 +85,9 @@ class Mismatch:
     raised: tuple[str, ...] = ()  # the kinds of exception the module raised in the case's calls, by name, sorted
     exception: str = ""  # the kind of exception the failing call raised, by name (exception_name); "": it returned
     problem: str = ""  # what the judge found wrong, in words, where got says it in brackets; "": got says it all
+    # The index in the request's calls of the first call `call` shows: the failing one, or the first of the calls
+    # shown with it (stage 5's sequence through one memo). None: `call` shows none of them (a name read).
+    at: int | None = None
 
     @property
     def shown(self) -> str:
@@ -464,7 +467,7 @@ def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> M
     assert isinstance(drawn, Setting), f"check {check.label}: a setting written out already"
     setting, call = drawn.text, mismatch.call
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
-        setting, call = pasteable(check.request(case), observation, drawn, mismatch.call, mismatch.got)
+        setting, call = pasteable(check.request(case), observation, drawn, mismatch.call, mismatch.at)
     return dataclasses.replace(mismatch, setting=setting, call=call)
 
 

@@ -204,13 +204,76 @@ def test_a_setting_is_composed_from_its_parts_never_filtered_by_its_lines():
     setting = Setting(
         table="TOOLS['t']['args'] = {}\n# TOOLS['t']['fn'] returns {'n': 1}", tools=("t",), rest="TOOLS_SEEN = []"
     )
-    code, call = pasteable(req, observation, setting, "call_memo('t', {}, memo)", "{'ok': True}, body runs: 1")
+    code, call = pasteable(req, observation, setting, "call_memo('t', {}, memo)", 0)
     lines = code.splitlines()
     assert call == "call_memo('t', {}, memo)"
     assert "TOOLS_SEEN = []" in lines and "memo = {}" in lines  # the rest, and what the call names
     assert any(line.startswith("TOOLS['t'] = {'fn': Spy(") for line in lines)  # the tool shown, installed
     assert not any(line.startswith(("TOOLS['u']", "# TOOLS")) for line in lines), code  # no other, no picture
     assert setting.text == f"{setting.table}\n{setting.rest}"  # what a reader reads where it cannot be pasted
+
+
+def test_the_calls_replayed_before_a_failing_call_are_those_the_judge_says_came_before_it():
+    """The same call twice, through a tool whose body does step 1 then step 2, and both answers wrong alike:
+    the judge shows the first, so the pasted input makes that call at once, with nothing replayed before it
+    (replaying the first call would make the pasted one the second, another step of the body)."""
+    from grader.kit.checks import stage4
+    from grader.kit.probing import written
+
+    check = CHECKLISTS[4].checks[0]
+    table = {"t": {"args": {}, "returns": {}, "body": [{"return": {}}, {"return": {"n": 2}}]}}
+    case = stage4.Case(table, (("t", {}), ("t", {})))
+    wrong = {"value": {"ok": False, "value": None, "error": "no"}, "runs": {"t": 0}}
+    observation = {"results": [wrong, wrong]}
+    mismatch = check.judge(case, observation)
+    assert mismatch is not None
+    failure = written(check, case, observation, mismatch)
+    pasted = shown_input(failure)
+    assert pasted.endswith("\ncall_tool('t', {})") and pasted.count("call_tool(") == 1, pasted  # no earlier call
+    assert "what the grader called before it" not in pasted, pasted
+
+
+def test_langgraphs_limit_is_set_where_the_failing_call_hit_it_whatever_its_answer_says():
+    """The pasted input sets LangGraph's recursion_limit as the grade does where the failing run raised an error
+    about it, and not where the run returned an answer whose text merely says "recursion"."""
+    from grader.kit.checks import stage6
+    from grader.kit.probing import written
+
+    check = next(check for check in CHECKLISTS[6].checks if check.label == "6.7")  # the state's form
+    request = {"tool": "stock_lookup", "args": {"sku": "A-100"}}
+    case = stage6.Case(stage6.stock_table(stage6.STOCK_ARGS, "good", None), ((request, None, False),))
+    said = {"value": {"answer": "no recursion here"}, "runs": {}}
+    raised = {"raised": "RuntimeError: the recursion_limit of 25 reached", "runs": {}}
+    for result, limit_set in ((said, False), (raised, True)):
+        observation = {"results": [result]}
+        mismatch = check.judge(case, observation)
+        assert mismatch is not None, result
+        pasted = shown_input(written(check, case, observation, mismatch))
+        assert ("DEFAULT_RECURSION_LIMIT" in pasted) is limit_set, pasted
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        {"a": {"$touchy": 0}, "b": 1},  # Touchy's comment, were it written, would end the call
+        {"$cycle": [1, {"$cycle": []}]},  # a list that holds itself, holding one that holds itself
+        {"$tuple": [{"x": [{"$cycle": ["a"]}]}]},
+    ],
+)
+def test_a_value_no_literal_spells_is_written_as_code_that_builds_it(spelled):
+    """A judge writes its call's values as code a student pastes (py, runnable): Touchy() bare, a list that
+    holds itself built by holding_itself; run, it builds the very value the request spells."""
+    from grader.kit.boundary import values
+    from grader.kit.pasteable import _DEFINED
+
+    text = py(spelled, runnable=True)
+    assert "#" not in text and "[...]" not in text, text
+    scope: dict = {"Touchy": values.Touchy}
+    exec(_DEFINED["holding_itself"], scope)
+    built, want = eval(text, scope), values.decode(spelled)
+    shape = functools.partial(re.sub, r" at 0x[0-9a-f]+", "")  # repr, a Touchy's address aside
+    assert shape(repr(built)) == shape(repr(want)), text  # the same value, cycles and all
+    assert type(built) is type(want)
 
 
 def grade_source(source: str, stages: tuple[int, ...], seed: int = 1, name: str = "tools.py"):

@@ -236,31 +236,35 @@ def _big_int(value: int) -> str:
     return f"-({text})" if sign and rest else f"{sign}{text}"
 
 
-def py(value: Any, limit: int = 400) -> str:
-    """value written as Python source, cut short past `limit` characters."""
-    text = _py(value)
+def py(value: Any, limit: int = 400, runnable: bool = False) -> str:
+    """value written as Python source, cut short past `limit` characters. `runnable`: as code that builds it,
+    for a call a student pastes: a Touchy a bare Touchy() (its comment would end the line) and a list that
+    holds itself holding_itself([...]) (grader/kit/pasteable.py defines it), not [..., [...]] as Python prints it."""
+    text = _py(value, runnable)
     return text if len(text) <= limit else text[:limit] + " …(cut)"
 
 
-def _py(value: Any) -> str:
+def _py(value: Any, runnable: bool = False) -> str:
     tag = tagged(value)
     if tag == "$bytes":
         return repr(value[tag].encode())
     if tag == "$object":
         return "object()"
     if tag == "$touchy":
-        return "Touchy()  # its ==, < and hash raise TypeError"
+        return "Touchy()" if runnable else "Touchy()  # its ==, < and hash raise TypeError"
+    if tag == "$cycle" and runnable:
+        return "holding_itself([" + ", ".join(_py(item, runnable) for item in value[tag]) + "])"
     if tag == "$cycle":  # as Python prints it: no literal can spell it
         return "[" + "".join(f"{_py(item)}, " for item in value[tag]) + "[...]]"
     if tag == "$power":  # as a student would type it: no literal prints it
         base, exponent = value[tag]
         return f"{base} ** {exponent}"
     if tag == "$intkeys":
-        return "{" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value[tag]) + "}"
+        return "{" + ", ".join(f"{key!r}: {_py(item, runnable)}" for key, item in value[tag]) + "}"
     if tag == "$ordered":
-        return "OrderedDict({" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value[tag]) + "})"
+        return "OrderedDict({" + ", ".join(f"{key!r}: {_py(item, runnable)}" for key, item in value[tag]) + "})"
     if tag:
-        items = [_py(item) for item in value[tag]]
+        items = [_py(item, runnable) for item in value[tag]]
         if tag == "$tuple" and len(items) == 1:
             return f"({items[0]},)"
         return _SPELLINGS[tag].format(", ".join(items)) if items or tag == "$tuple" else "set()"
@@ -271,7 +275,7 @@ def _py(value: Any) -> str:
     if type(value) is int and abs(value) >= _BIG:
         return _big_int(value)
     if type(value) is list:
-        return "[" + ", ".join(map(_py, value)) + "]"
+        return "[" + ", ".join(_py(item, runnable) for item in value) + "]"
     if type(value) is dict:
-        return "{" + ", ".join(f"{key!r}: {_py(item)}" for key, item in value.items()) + "}"
+        return "{" + ", ".join(f"{key!r}: {_py(item, runnable)}" for key, item in value.items()) + "}"
     return repr(value)

@@ -139,7 +139,7 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
         problem = entry_problem(name, tool, table)
         if problem:
             return Mismatch(
-                f"TOOLS[{name!r}]",
+                f"TOOLS.get({name!r})",  # as the check reads it: None where the key is missing
                 "an entry with fn (callable), description, args, returns and maybe upgrade",
                 f"{py(tool)} ({problem})",
                 problem=problem,
@@ -177,7 +177,7 @@ def _contract_mismatch(table: dict, name: str, part: str, want: dict) -> Mismatc
     tool = table.get(name)
     got = tool.get(part) if type(tool) is dict else None
     if type(got) is not dict or not values.same(normal_specs(got), normal_specs(want)):
-        return Mismatch(f"TOOLS[{name!r}][{part!r}]", py(want), py(got) if tool else f"no tool {name!r}")
+        return Mismatch(f"TOOLS[{name!r}].get({part!r})", py(want), py(got) if tool else f"no tool {name!r}")
     return None
 
 
@@ -202,7 +202,7 @@ def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
     )
     if mismatch is None and table["stock_lookup"].get("upgrade") != "stock_lookup_v2":
         mismatch = Mismatch(
-            "TOOLS['stock_lookup']['upgrade']", "'stock_lookup_v2'", py(table["stock_lookup"].get("upgrade"))
+            "TOOLS['stock_lookup'].get('upgrade')", "'stock_lookup_v2'", py(table["stock_lookup"].get("upgrade"))
         )
     return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup",))
 
@@ -225,7 +225,7 @@ def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
     )
     if mismatch is None and "upgrade" in table["stock_lookup_v2"]:  # the newest: nothing replaces it
         mismatch = Mismatch(
-            "TOOLS['stock_lookup_v2']['upgrade']",
+            "TOOLS['stock_lookup_v2'].get('upgrade')",
             "no upgrade (it is the newest)",
             py(table["stock_lookup_v2"]["upgrade"]),
         )
@@ -247,7 +247,7 @@ def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
     mismatch = _contract_mismatch(table, "delivery_eta", "args", ETA_ARGS)
     returns = table.get("delivery_eta", {}).get("returns", {})
     if mismatch is None and not values.same(normal(returns.get("days", {})), DAYS):
-        mismatch = Mismatch("TOOLS['delivery_eta']['returns']['days']", py(DAYS), py(returns.get("days")))
+        mismatch = Mismatch("TOOLS['delivery_eta']['returns'].get('days')", py(DAYS), py(returns.get("days")))
     return mismatch or _body_mismatch(_own(observation)[1], ("delivery_eta",))
 
 
@@ -411,6 +411,7 @@ def compare_own_description(case: OwnTable, schemas: dict, observation: dict) ->
             f"{got_text(described)} ({problem})",
             exception=exception_name(described),
             problem=problem,
+            at=1,  # TOOLS read first
         )
         if problem
         else None
@@ -464,6 +465,7 @@ def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | 
             f"{got_text(result)} ({problem})",
             exception=exception_name(result),
             problem=problem,
+            at=0,
         )
         if problem
         else None

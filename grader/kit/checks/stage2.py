@@ -102,13 +102,14 @@ def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatc
                 got_text(result),
                 UNKNOWN_FIRST if real else advise(contract, args, first, result),
                 exception=exception_name(result),
+                at=at,
             )
     return None
 
 
 def shown(value: Any) -> str:
-    """value as Python, a power of ten too big to read written as one (10 ** 400)."""
-    return _POWER_OF_TEN.sub(lambda found: f"{found[1]}10 ** {len(found[2])}", py(value, 10_000))
+    """value as Python a student pastes (py's runnable), a power of ten too big to read written as one (10 ** 400)."""
+    return _POWER_OF_TEN.sub(lambda found: f"{found[1]}10 ** {len(found[2])}", py(value, 10_000, runnable=True))
 
 
 _POWER_OF_TEN = re.compile(r"(?<![\w.'\"])(-?)1(0{30,})(?![\w.'\"])")  # an int, not inside a str

@@ -67,11 +67,9 @@ def expect(case: Case) -> list[list[str]]:
 def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatch | None:
     """The first value whose answer is no right reason (nor None where nothing fails), with its hint."""
     returns = values.decode(case.table[case.tool]["returns"])
-    for given, reasons, result in zip(case.calls, expected, observation["results"], strict=True):
+    for at, (given, reasons, result) in enumerate(zip(case.calls, expected, observation["results"], strict=True)):
         if not right_reason(returns, reasons, value_of(result)):
-            return _mismatch(
-                case, given, one_of(reasons), result, advise(returns, values.decode(given), reasons, result)
-            )
+            return _mismatch(case, at, one_of(reasons), result, advise(returns, values.decode(given), reasons, result))
     return None
 
 
@@ -85,13 +83,15 @@ def right_reason(returns: dict, reasons: list[str], got) -> bool:
     return f"{kind}:{stage2.without_positions(returns, field, 'returns')}" in reasons
 
 
-def _mismatch(case: Case, value, expected: str, result: dict, hint: str) -> Mismatch:
+def _mismatch(case: Case, at: int, expected: str, result: dict, hint: str) -> Mismatch:
+    """The wrong answer to the case's call `at`."""
     return Mismatch(
-        f"check_result({case.tool!r}, {stage2.shown(value)})",
+        f"check_result({case.tool!r}, {stage2.shown(case.calls[at])})",
         expected,
         got_text(result),
         hint,
         exception=exception_name(result),
+        at=at,
     )
 
 
@@ -625,13 +625,13 @@ def odd_values(d) -> Case:
 
 
 def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
-    for value, result in zip(case.calls, observation["results"], strict=True):
+    for at, (value, result) in enumerate(zip(case.calls, observation["results"], strict=True)):
         # 3.8's Touchy values all sit beside a broken rule: a reason is right, or the TypeError, never None
         if values.anywhere(value, lambda part: values.tagged(part) == "$touchy"):
             if "raised" not in result and type(result["value"]) is not str:
-                return _mismatch(case, value, "a reason (the value breaks a rule), or a TypeError", result, UNCHECKED)
+                return _mismatch(case, at, "a reason (the value breaks a rule), or a TypeError", result, UNCHECKED)
         elif "raised" in result or not (result["value"] is None or type(result["value"]) is str):
-            return _mismatch(case, value, "None or a reason, never an exception", result, "")
+            return _mismatch(case, at, "None or a reason, never an exception", result, "")
     return None
 
 

@@ -182,18 +182,20 @@ def compare_with(judge: Callable[[dict, dict], Problem]) -> Callable[[Case, list
     """The compare that judges each call's answer with `judge` and shows the first wrong one."""
 
     def compare(case: Case, expected: list[dict], observation: dict) -> Mismatch | None:
-        for (name, args), want, result in zip(case.calls, expected, observation["results"], strict=True):
+        calls = zip(case.calls, expected, observation["results"], strict=True)
+        for at, ((name, args), want, result) in enumerate(calls):
             problem = judge(want, read_spelling(case.table, name, args, want, result))
             if problem:
                 diagnosis, hint = problem
                 return Mismatch(
-                    f"call_tool({py(name)}, {py(args)})",
+                    f"call_tool({py(name, runnable=True)}, {py(args, runnable=True)})",
                     show_answer(want),
                     f"{show_got(result)} ({diagnosis})",
                     hint,
                     show_tool(case.table, name),
                     exception=exception_name(result),
                     problem=diagnosis,
+                    at=at,
                 )
         return None
 

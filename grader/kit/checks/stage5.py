@@ -136,7 +136,7 @@ def compare(
     (the expected answer as the student reads it) are the check's own."""
     said = []  # the calls so far, as the student would type them
     for (name, args, change), want, result in zip(case.calls, expected, observation["results"], strict=True):
-        said.append(f"call_memo({name!r}, {py(args, 10**4)}, memo)")
+        said.append(f"call_memo({name!r}, {py(args, 10**4, runnable=True)}, memo)")
         judged_runs = want["runs"] if runs == "all" or (runs == "misses" and want["runs"]) else result["runs"]
         problem = mismatch({**want, "runs": judged_runs}, result)
         if problem:
@@ -147,6 +147,7 @@ def compare(
                 hint(case, want, result, problem),
                 exception=exception_name(result),
                 problem=problem,
+                at=0,  # the calls so far, shown from the first
             )
         if change:
             said[-1] = f"envelope = {said[-1]}\nchange_everything_in(envelope)"
@@ -200,8 +201,8 @@ def leaves(value) -> list:
 
 
 def show_value(value) -> str:
-    """value as Python, whole (big ints written as powers of two), never cut."""
-    return py(value, 10**5)
+    """value as Python a student can paste (py's runnable), whole (big ints written as powers of two), never cut."""
+    return py(value, 10**5, runnable=True)
 
 
 def key_text(result: dict) -> str:
@@ -235,9 +236,8 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
     same call (key order aside), and never one key for two different calls. A pair wrong as a pair is
     hinted by the check's own pair_hint; a wrong answer alone, by answer_hint."""
     results = observation["results"]
-    for (name, args, other_name, other_args), first, second in zip(
-        case.pairs, results[::2], results[1::2], strict=True
-    ):
+    pairs = zip(case.pairs, results[::2], results[1::2], strict=True)
+    for at, ((name, args, other_name, other_args), first, second) in enumerate(pairs):
         equal = values.same(name, other_name) and values.same(args, other_args)
         problem = key_problem(name, args, first) or key_problem(other_name, other_args, second)
         keys = [first.get("value"), second.get("value")]
@@ -251,8 +251,8 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
             )
             wanted = "two equal keys (str)" if equal else "two different keys (str)"
             return Mismatch(
-                f"memo_key({show_value(name)}, {show_value(args)}) and "
-                f"memo_key({show_value(other_name)}, {show_value(other_args)})",
+                f"(memo_key({show_value(name)}, {show_value(args)}), "  # a tuple: both answers show
+                f"memo_key({show_value(other_name)}, {show_value(other_args)}))",
                 wanted + (f", or None for {' and '.join(allowed)}" if allowed else ""),
                 f"{key_text(first)} and {key_text(second)}",
                 pair_hint(name, args, other_name, other_args, keys)
@@ -260,6 +260,7 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
                 else answer_hint(problem, name, other_name, leaves(args) + leaves(other_args)),
                 Setting(),
                 exception=exception_name(first) or exception_name(second),
+                at=2 * at,
             )
     return None
 
@@ -531,6 +532,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 unholdable_hint(args),
                 Setting(),
                 exception=exception_name(key),
+                at=3 * at,
             )
         value = again.get("value")
         if again.get("runs") != {case.tool: 1} or type(value) is not dict or value.get("ok") is not True:
@@ -541,8 +543,10 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 stage4.show_got(again),
                 NO_KEY_HINTS["remembered"],
                 exception=exception_name(again),
+                at=3 * at + 1,  # the call that remembers, then the one that must run the body again
             )
-    for (name, args, holds), key in zip(case.names, results[3 * len(case.args) :], strict=True):
+    after = 3 * len(case.args)  # the calls of case.names come after those of case.args
+    for at, ((name, args, holds), key) in enumerate(zip(case.names, results[after:], strict=True), after):
         right = type(key.get("value")) is str if holds else ("value" in key and key["value"] is None)
         if not right:
             return Mismatch(
@@ -552,6 +556,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
                 unholdable_hint(args),
                 Setting(),
                 exception=exception_name(key),
+                at=at,
             )
     return None
 

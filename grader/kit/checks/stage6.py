@@ -93,7 +93,7 @@ def call_text(req, how, shared) -> str:
         f", max_attempts={py(kwargs['max_attempts'])}" if key == "max_attempts" else f", picker={kwargs[key]['$spy']}"
         for key in kwargs
     ) + (", memo=memo" if shared else "")
-    return f"run({py(req, 10**4)}{more})"
+    return f"run({py(req, 10**4, runnable=True)}{more})"
 
 
 def expected_runs(case: Case) -> list[list]:
@@ -217,7 +217,8 @@ def texts_of(value: Any) -> list[str]:
 
 def compare(case: Case, expected: list, observation: dict, problem=run_problem) -> Mismatch | None:
     """The first run whose outcome `problem` finds wrong, as a Mismatch."""
-    for (req, how, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
+    runs_judged = zip(case.runs, expected, observation["results"], strict=False)
+    for at, ((req, how, shared), (state, runs), result) in enumerate(runs_judged):
         found = problem(state, runs, result)
         if found:
             return Mismatch(
@@ -227,6 +228,7 @@ def compare(case: Case, expected: list, observation: dict, problem=run_problem) 
                 run_hint(req, shared, state, found, result),
                 exception=exception_name(result),
                 problem=found,
+                at=at,
             )
     return None
 
@@ -480,11 +482,14 @@ def graph_table(case: Setup) -> dict:
     return {"stock": entry(args=STOCK_ARGS, returns=RETURNS, body=[{"return": {"sku": case.token, "rows": [_ROW]}}])}
 
 
+CONSTANTS = (("MAX_ATTEMPTS", MAX_ATTEMPTS), ("DEFAULT_REGION", DEFAULT_REGION))  # read first, in this order
+
+
 def request_for_setup(case: Setup) -> dict:
     return request(
         6,
         graph_table(case),
-        [call("MAX_ATTEMPTS", get=True), call("DEFAULT_REGION", get=True)]
+        [call(name, get=True) for name, _ in CONSTANTS]
         + [call("run", req, follow="build_graph") for req in GRAPH_RUNS],
     )
 
@@ -542,23 +547,23 @@ def walk_problem(case: Setup, path: list, runs: dict, result: dict) -> str | Non
 
 def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | None:
     # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
-    attempts, region, *runs = observation["results"]
-    if attempts.get("value") != MAX_ATTEMPTS or type(attempts.get("value")) is not int:
-        return Mismatch(
-            "MAX_ATTEMPTS", py(MAX_ATTEMPTS), got_text(attempts), setting=Setting(), exception=exception_name(attempts)
-        )
-    if region.get("value") != DEFAULT_REGION:
-        return Mismatch(
-            "DEFAULT_REGION", py(DEFAULT_REGION), got_text(region), setting=Setting(), exception=exception_name(region)
-        )
-    for req, (path, body_runs), result in zip(GRAPH_RUNS, expected, runs, strict=False):
+    constants, runs = observation["results"][: len(CONSTANTS)], observation["results"][len(CONSTANTS) :]
+    for at, ((name, want), result) in enumerate(zip(CONSTANTS, constants, strict=True)):
+        if type(result.get("value")) is not type(want) or result.get("value") != want:
+            return Mismatch(
+                name, py(want), got_text(result), setting=Setting(), exception=exception_name(result), at=at
+            )
+    for at, (req, (path, body_runs), result) in enumerate(
+        zip(GRAPH_RUNS, expected, runs, strict=False), len(CONSTANTS)
+    ):
         problem = walk_problem(case, path, body_runs, result)
         if problem:
             return Mismatch(
-                f"run({py(req, 10**4)})  # watching the graph build_graph() gives",
+                f"run({py(req, 10**4, runnable=True)})  # watching the graph build_graph() gives",
                 f"build_graph()'s graph walks {' -> '.join(path)}, body runs: {sum(body_runs.values())}",
                 problem,
                 GRAPH_HINT,
+                at=at,
             )
     return None
 
@@ -868,7 +873,8 @@ def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
 
 
 def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | None:
-    for (req, how, shared), (state, runs), result in zip(case.runs, expected, observation["results"], strict=False):
+    runs_judged = zip(case.runs, expected, observation["results"], strict=False)
+    for at, ((req, how, shared), (state, runs), result) in enumerate(runs_judged):
         problem = limit_problem(state, runs, result, how)
         if not problem:
             continue
@@ -881,6 +887,7 @@ def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | N
             LIMIT_HINTS["odd"] if odd(how) else LIMIT_HINTS["recursion"] if recursion else "",
             exception=exception_name(result),
             problem=problem,
+            at=at,
         )
     return None
 
@@ -920,7 +927,7 @@ ODD_REQUESTS = (
 
 def judge_state(case: Case, observation: dict) -> Mismatch | None:
     """Every field the spec names is in the state, and the path is a walk through the graph."""
-    for (req, how, shared), result in zip(case.runs, observation["results"], strict=False):
+    for at, ((req, how, shared), result) in enumerate(zip(case.runs, observation["results"], strict=False)):
         got = result.get("value")
         if result.get("raised", "").startswith("GraphRecursionError"):
             continue  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
@@ -932,6 +939,7 @@ def judge_state(case: Case, observation: dict) -> Mismatch | None:
                 f"{show_got(result)} ({problem})",
                 exception=exception_name(result),
                 problem=problem,
+                at=at,
             )
     return None
 
@@ -1120,28 +1128,34 @@ def _nan_repaired(tool: str, args, reason: str, after) -> bool:
 
 
 def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | None:
-    for fixed, want, kept in zip(case.calls, expected, observation["results"], strict=False):
+    for at, (fixed, want, kept) in enumerate(zip(case.calls, expected, observation["results"], strict=False)):
         key, tool, args, reason = fixed
         result, left = unkept(kept)
         if left is not None and not values.same(left, args):
             shown = f"state['args'] as it was: {py(args, 10**4)}"
-            return fix_failed(case, fixed, shown, f"state['args'] became {py(left, 10**4)}", FIX_HINTS["in place"])
+            return fix_failed(case, at, shown, f"state['args'] became {py(left, 10**4)}", FIX_HINTS["in place"])
         if fix_problem(tool, args, reason, want, result):
             hint = fix_hint(key, args, reason, want, result)
-            return fix_failed(case, fixed, fix_shown(tool, want), got_text(result), hint, exception_name(result))
+            return fix_failed(case, at, fix_shown(tool, want), got_text(result), hint, exception_name(result))
     return None
 
 
-def fix_failed(case: Fixes, fixed: tuple, expected: str, got: str, hint: str, exception: str = "") -> Mismatch:
-    """A fix's wrong answer, with its call and the tool it reads written out (for a failure alone: the
-    tool is cut from the table)."""
-    key, tool, args, reason = fixed
+def fix_failed(case: Fixes, at: int, expected: str, got: str, hint: str, exception: str = "") -> Mismatch:
+    """The wrong answer of the case's fix `at`, with its call and the tool it reads written out (for a failure
+    alone: the tool is cut from the table)."""
+    key, tool, args, reason = case.calls[at]
     asked = (
         f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
         f"state['result']['error'] = {reason!r}"
     )
     return Mismatch(
-        asked, expected, got, hint, show_table({tool: case.table[tool]}, ("args", "upgrade")), exception=exception
+        asked,
+        expected,
+        got,
+        hint,
+        show_table({tool: case.table[tool]}, ("args", "upgrade")),
+        exception=exception,
+        at=at,
     )
 
 
