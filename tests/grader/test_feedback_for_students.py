@@ -526,3 +526,26 @@ def test_an_answer_that_raised_on_an_int_with_no_text_gets_the_hint_that_names_i
     assert not result.passed and result.mismatch is not None
     assert "10 ** 4300" in f"{result.mismatch.setting}"
     assert "int of over 4,300 digits" in result.mismatch.hint and "repr" in result.mismatch.hint, result.mismatch.hint
+
+
+@pytest.mark.parametrize(
+    "value, written",
+    [
+        (10**400, "10 ** 400"),
+        (-(10**400), "-10 ** 400"),
+        (10**30, "10 ** 30"),
+        (10**29, str(10**29)),  # short enough to read
+        (10**400 + 1, None),  # no power: its digits
+        (2**1100 + 3, "2 ** 1100 + 3"),
+        ([10**4300], "[10 ** 4300]"),  # past what str() of an int will write
+    ],
+)
+def test_a_big_int_is_written_as_a_student_types_it_and_reads_back_as_itself(value, written):
+    """Where a value is written (a call, a setting, what came back) one writer spells it: a power of ten
+    of 31 digits or more as one, an int near a power of 2 as one and the rest, and the text is the value."""
+    text = py(value, 10**6)
+    if written is not None:
+        assert text == written
+    else:
+        assert text.isdigit()
+    assert eval(text) == value  # the grader's own text, read back

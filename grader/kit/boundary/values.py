@@ -223,9 +223,23 @@ _BIG = 2**32  # an int past this near a power of 2 is written so (2 ** 40, 2 ** 
 _NEAR = 1024  # what is left of it, at most, below 2 ** 64; beyond, any rest below 2 ** 64
 
 
+_TEN_DIGITS = 31  # a power of ten this long or longer is written as one (10 ** 400): its zeros are not read
+
+
+def _power_of_ten(size: int) -> int | None:
+    """k where size is 10 ** k of _TEN_DIGITS digits or more, else None (worked out without str(), which refuses
+    an int of over 4,300 digits)."""
+    guess = round((size.bit_length() - 1) * math.log10(2))
+    return next((k for k in (guess - 1, guess, guess + 1) if k >= _TEN_DIGITS - 1 and 10**k == size), None)
+
+
 def _big_int(value: int) -> str:
-    """A big int as a power of 2 and what is left (2 ** 1100 + 3); its digits where it is near none."""
+    """A big int as a power of ten (10 ** 400), or a power of 2 and what is left (2 ** 1100 + 3); its digits
+    where it is near none."""
     sign, size = ("-", -value) if value < 0 else ("", value)
+    ten = _power_of_ten(size)
+    if ten is not None:
+        return f"{sign}10 ** {ten}"
     power = size.bit_length() - 1
     if size - 2**power >= 2 ** (power - 1):
         power += 1  # just under the next power: 2 ** 1101 - 3
