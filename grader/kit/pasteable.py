@@ -60,10 +60,10 @@ class Setting:
         return "\n".join(part for part in (self.table, self.rest) if part)
 
 
-def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: int | None) -> tuple[str, str]:
+def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: int | None) -> tuple[str, str] | None:
     """(setting, call) as code that runs pasted into a kit's notebook cell, in a Python in the kit's
     folder, and gives what the submission gave the grader (on the student's own earlier stages, where
-    the grader put its own); the check's own (setting, call) where that cannot be written. `shown` is the
+    the grader put its own); None where that cannot be written (a value cut short, no call). `shown` is the
     failure's call as the check wrote it, `at` the index in the request of the first call it shows, as the
     judge knows it (a Mismatch's): the calls before it are replayed first."""
     call = shown  # the judge writes it as code already (values.py's py, runnable)
@@ -103,8 +103,8 @@ def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: in
     code = "\n".join([*lines, *body])
     try:
         compile(f"{code}\n{call}", "<the failing input>", "exec")
-    except (SyntaxError, ValueError):  # a value cut short, or no call at all: as the check wrote it
-        return setting.text, shown
+    except (SyntaxError, ValueError):  # a value cut short, or no call at all: none to paste
+        return None
     return code, call
 
 

@@ -88,6 +88,7 @@ class Mismatch:
     # The index in the request's calls of the first call `call` shows: the failing one, or the first of the calls
     # shown with it (stage 5's sequence through one memo). None: `call` shows none of them (a name read).
     at: int | None = None
+    pasteable: bool = False  # the setting and call, as written for the reader, run pasted alone (probing.written)
 
     @property
     def shown(self) -> str:
@@ -465,10 +466,13 @@ def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> M
     """The failure as the student reads it: its setting and call written out as code they can paste."""
     drawn = check.show(case) if mismatch.setting is None else mismatch.setting
     assert isinstance(drawn, Setting), f"check {check.label}: a setting written out already"
-    setting, call = drawn.text, mismatch.call
+    code = None
     with contextlib.suppress(Exception):  # a grader bug in writing it out: shown as the check wrote it, not a crash
-        setting, call = pasteable(check.request(case), observation, drawn, mismatch.call, mismatch.at)
-    return dataclasses.replace(mismatch, setting=setting, call=call)
+        code = pasteable(check.request(case), observation, drawn, mismatch.call, mismatch.at)
+    if code is None:  # the reader is told it does not run pasted alone (report.failing_input)
+        return dataclasses.replace(mismatch, setting=drawn.text)
+    setting, call = code
+    return dataclasses.replace(mismatch, setting=setting, call=call, pasteable=True)
 
 
 def raised_in(observation: dict) -> tuple[str, ...]:

@@ -135,7 +135,11 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
         "",
         f"Hint: {check.hint}",
         "",
-        audience.replay(grade, check, pasteable=result.mismatch is not None and audience.inputs_shown == "visible"),
+        audience.replay(
+            grade,
+            check,
+            pasteable=result.mismatch is not None and result.mismatch.pasteable and audience.inputs_shown == "visible",
+        ),
     ]
     return "\n".join(lines)
 
@@ -172,7 +176,9 @@ def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
     assert failure is not None
     return "\n".join(
         [
-            "The smallest failing input the grader found:",
+            "The smallest failing input the grader found:"
+            if failure.pasteable
+            else "The smallest failing input the grader found, as its check writes it (it does not run pasted alone):",
             "",
             "```python",
             _cut(failure.shown, limit * INPUT_SCALE),

@@ -204,7 +204,9 @@ def test_a_setting_is_composed_from_its_parts_never_filtered_by_its_lines():
     setting = Setting(
         table="TOOLS['t']['args'] = {}\n# TOOLS['t']['fn'] returns {'n': 1}", tools=("t",), rest="TOOLS_SEEN = []"
     )
-    code, call = pasteable(req, observation, setting, "call_memo('t', {}, memo)", 0)
+    written = pasteable(req, observation, setting, "call_memo('t', {}, memo)", 0)
+    assert written is not None
+    code, call = written
     lines = code.splitlines()
     assert call == "call_memo('t', {}, memo)"
     assert "TOOLS_SEEN = []" in lines and "memo = {}" in lines  # the rest, and what the call names
@@ -549,3 +551,24 @@ def test_a_big_int_is_written_as_a_student_types_it_and_reads_back_as_itself(val
     else:
         assert text.isdigit()
     assert eval(text) == value  # the grader's own text, read back
+
+
+def test_an_input_that_cannot_be_written_to_paste_is_said_so_and_never_offered_to_paste(tmp_path, monkeypatch):
+    """Where the failing input cannot be written as code that runs pasted alone (a value cut short; a grader
+    bug in writing it), the student reads it as its check writes it, told so, and the replay offers no paste."""
+    from grader.kit import probing
+    from grader.kit.report import for_student
+    from tests.beginners import source
+
+    path = tmp_path / "tools.py"
+    path.write_text(source("lea.py"))
+    audience = for_student("tools.py")
+    pasted = feedback_markdown(grade(str(path), LocalSession, seed=1, stages=(2,)), audience)
+    assert "The smallest failing input the grader found:" in pasted and "paste the input above" in pasted
+    monkeypatch.setattr(probing, "pasteable", lambda *given: None)
+    graded = grade(str(path), LocalSession, seed=1, stages=(2,))
+    shown = [result.mismatch for result in graded.results if result.mismatch]
+    assert shown and not any(mismatch.pasteable for mismatch in shown)
+    feedback = feedback_markdown(graded, audience)
+    assert "as its check writes it (it does not run pasted alone)" in feedback
+    assert "paste the input above" not in feedback and "The smallest failing input the grader found:" not in feedback
