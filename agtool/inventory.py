@@ -9,7 +9,10 @@ lesson happens for real, not because a test pretends:
   bulk (20 rows), whatever `limit` says;
 - the Jeju route is fed by a sea-freight partner that counts in hours, so
   `delivery_eta` says 72 where the contract means days (at most 14);
-- one warehouse has no route to Jeju, so asking for it raises `KeyError`.
+- one warehouse has no route to Jeju, so asking for it raises `KeyError`;
+- the order desk writes whatever it is handed, and the Jeju partner's confirmation
+  of an order times out after the order is written: the write happened, its
+  answer is lost, and a blind retry writes it again.
 
 Set AGTOOL_DB to a file path to keep the database on disk and look at it
 with the `sqlite3` command line.
@@ -79,6 +82,14 @@ CREATE TABLE warehouses (warehouse TEXT PRIMARY KEY, region TEXT);
 CREATE TABLE stock (sku TEXT, warehouse TEXT, qty INTEGER);
 CREATE TABLE routes (origin TEXT, dest TEXT, eta INTEGER, unit TEXT);
 """
+# Orders are written, never built from a list: a database kept on disk (AGTOOL_DB) from before the
+# order desk gets its table on first use too. request_id is the caller's idempotency key (UNIQUE:
+# one order a key; NULLs never clash, so orders without one are all written).
+ORDERS = """
+CREATE TABLE IF NOT EXISTS orders (
+    order_id INTEGER PRIMARY KEY, sku TEXT, qty INTEGER, region TEXT, request_id TEXT UNIQUE
+);
+"""
 
 _local = threading.local()
 
@@ -105,6 +116,8 @@ def _open(path: str) -> sqlite3.Connection:
             db.executemany("INSERT INTO warehouses VALUES (?, ?)", WAREHOUSES.items())
             db.executemany("INSERT INTO stock VALUES (?, ?, ?)", STOCK)
             db.executemany("INSERT INTO routes VALUES (?, ?, ?, ?)", ROUTES)
+    with db:
+        db.executescript(ORDERS)
     return db
 
 
@@ -142,3 +155,43 @@ def delivery_eta(sku, region):
         )
     )
     return {"sku": sku, "region": region, "days": eta_by_region[region]}
+
+
+# ── A write: the order desk ──────────────────────────────────────────────────
+# A lookup that goes wrong can be asked again; an order cannot be taken back.
+
+
+def place_order(sku, qty, region, request_id=None):
+    """Write one order: qty units of a SKU, delivered to a region. It cannot be undone.
+
+    The desk writes what it is handed, as internal services often do: qty=True is an
+    order of 1 (SQLite stores True as 1), qty=0 an order of nothing. An order to Jeju
+    is confirmed by the sea-freight partner, whose confirmation times out after the
+    order is written. A request_id, made once per intended order, makes a retry safe:
+    the order already written under it comes back, and nothing is written again.
+    """
+    db = connect()
+    if request_id is not None:
+        written = db.execute(f"{_ORDER} WHERE request_id = ?", (request_id,)).fetchone()
+        if written:
+            return _as_order(written)
+    with db:
+        cursor = db.execute(
+            "INSERT INTO orders (sku, qty, region, request_id) VALUES (?, ?, ?, ?)", (sku, qty, region, request_id)
+        )
+    if region == "jeju":  # written already: only the answer is lost
+        raise TimeoutError("the sea-freight partner did not confirm the order in time")
+    return {"order_id": cursor.lastrowid, "sku": sku, "qty": qty, "region": region}
+
+
+_ORDER = "SELECT order_id, sku, qty, region FROM orders"
+
+
+def _as_order(row: tuple) -> dict:
+    order_id, sku, qty, region = row
+    return {"order_id": order_id, "sku": sku, "qty": qty, "region": region}
+
+
+def orders() -> list[dict]:
+    """Every order written so far, oldest first: what a test, or the notebook, counts."""
+    return [_as_order(row) for row in connect().execute(f"{_ORDER} ORDER BY order_id")]

@@ -15,6 +15,8 @@ notebook, so every demonstration is ordinary code you can read:
 - the incidents of the later stages: restock() changes the inventory under the
   agent's feet, naive_memo_call() remembers everything, retry_until_ok() never
   gives up; countdown_graph() is a LangGraph graph small enough to read first.
+- a write: PLACE_ORDER, the order desk's contract, and orders_placed(fn, ...),
+  which counts the orders a call wrote (notebook 06, "A write").
 """
 
 import html
@@ -308,6 +310,37 @@ def retry_until_ok(name: str, args: dict, budget: int = 50) -> dict:
             return {"door calls": calls, "ok": True, "failures": dict(reasons)}
         reasons[envelope["error"]] += 1
     return {"door calls": budget, "ok": False, "failures": dict(reasons)}
+
+
+# ── A write: the order desk ──────────────────────────────────────────────────
+
+PLACE_ORDER = {
+    "fn": inventory.place_order,
+    "description": "Place an order: `qty` units of a SKU delivered to a region. It cannot be undone.",
+    "args": {
+        "sku": {"type": "str", "allowed": [sku for sku, *_ in inventory.PRODUCTS]},
+        "qty": {"type": "int", "min": 1, "max": 10},  # a larger order goes to the sales desk, not an agent
+        "region": {"type": "str", "allowed": list(inventory.REGIONS)},
+        "request_id": {
+            "type": "str",
+            "required": False,
+            "description": "Made once per intended order: a retry with the same id writes nothing again.",
+        },
+    },
+    "returns": {
+        "order_id": {"type": "int", "min": 1},
+        "sku": {"type": "str"},
+        "qty": {"type": "int", "min": 1, "max": 10},
+        "region": {"type": "str"},
+    },
+}
+
+
+def orders_placed(fn, *args, **kwargs) -> dict:
+    """Call fn as attempt does, and count the orders it wrote: {"orders placed": n, "returned": ...}."""
+    before = len(inventory.orders())
+    returned = attempt(fn, *args, **kwargs)
+    return {"orders placed": len(inventory.orders()) - before, "returned": returned}
 
 
 # ── A LangGraph graph to read before writing yours ───────────────────────────

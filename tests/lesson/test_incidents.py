@@ -1,12 +1,14 @@
-"""The lab's five field incidents, for real on the SQLite-backed tools, and what the lab makes of them.
+"""The lab's six field incidents, for real on the SQLite-backed tools, and what the lab makes of them.
 
 Each test first shows the incident with the bare tool body (as the lab's agent called it),
 then the same call through the lab's door, memo or graph.
 """
 
+from typing import Any
+
 import pytest
 
-from agtool import tools
+from agtool import inventory, lab, tools
 
 ASK = {"region": "seoul", "limit": 2}
 
@@ -134,3 +136,69 @@ def test_hours_reported_as_days():
     assert envelope == {"ok": False, "value": None, "error": "result:range:days"}
     state = tools.run({"tool": "delivery_eta", "args": {"sku": "A-100", "region": "jeju"}})
     assert (state["status"], state["attempts"]) == ("gave_up", 1)
+
+
+# Incident 6, a write: the order desk writes what it is handed, and Jeju's confirmation times out after the write.
+TEAPOTS = {"sku": "B-200", "qty": 2, "region": "busan"}
+TIN_TO_JEJU = {"sku": "C-300", "qty": 1, "region": "jeju"}
+
+
+@pytest.fixture
+def desk(table):
+    """The lab's table with the order desk in it, as notebook 06 puts it there."""
+    table["place_order"] = lab.PLACE_ORDER
+    return table
+
+
+def placed(fn, *args, **kwargs) -> tuple[int, Any]:
+    """How many orders fn wrote, and what it returned (lab.orders_placed, as the notebook counts)."""
+    counted = lab.orders_placed(fn, *args, **kwargs)
+    return counted["orders placed"], counted["returned"]
+
+
+@pytest.mark.stage2
+@pytest.mark.parametrize(("qty", "reason"), [(True, "args:type:qty"), ("2", "args:type:qty"), (40, "args:range:qty")])
+def test_a_bad_order_is_refused_before_anything_is_written(desk, qty, reason):
+    """Incident 6: bare, the desk writes qty=True as an order of 1. Door: refused, nothing written."""
+    assert placed(inventory.place_order, **{**TEAPOTS, "qty": qty})[0] == 1
+    assert placed(tools.call_tool, "place_order", {**TEAPOTS, "qty": qty}) == (0, tools.failure(reason))
+
+
+@pytest.mark.stage5
+def test_a_memo_answers_the_second_order_from_memory(desk):
+    """Incident 6: the same order twice through the memo writes one; the second says ok with the first's number."""
+    memo: dict = {}
+    first, second = (placed(tools.call_memo, "place_order", TEAPOTS, memo) for _ in range(2))
+    assert (first[0], second[0]) == (1, 0)
+    assert first[1]["ok"] and second[1] == first[1]
+    assert placed(tools.call_tool, "place_order", TEAPOTS)[0] == 1  # the door alone writes each order asked
+
+
+@pytest.mark.stage4
+def test_a_blind_retry_writes_the_order_again_each_time(desk):
+    """Incident 6: the confirmation times out after the write; retrying until ok writes one order a try."""
+    count, outcome = placed(lab.retry_until_ok, "place_order", TIN_TO_JEJU, budget=5)
+    assert count == 5 and outcome == {"door calls": 5, "ok": False, "failures": {"tool:raised:TimeoutError": 5}}
+
+
+@pytest.mark.stage6
+def test_the_graph_writes_once_and_gives_up_on_a_lost_confirmation(desk):
+    """Incident 6 in the graph: tool:raised has no fix, so one order is written and the run gives up."""
+    count, state = placed(tools.run, {"tool": "place_order", "args": TIN_TO_JEJU})
+    assert count == 1
+    assert (state["status"], state["reasons"], state["attempts"]) == ("gave_up", ["tool:raised:TimeoutError"], 1)
+
+
+@pytest.mark.stage6
+def test_the_graphs_fix_changes_what_a_write_buys(desk):
+    """What the notebook warns of: clamping qty 40 into range orders 10 and answers as if that were the order."""
+    count, state = placed(tools.run, {"tool": "place_order", "args": {**TEAPOTS, "qty": 40}})
+    assert count == 1 and state["status"] == "answered"
+    assert state["result"]["value"]["qty"] == 10 and state["reasons"] == ["args:range:qty"]
+
+
+@pytest.mark.stage4
+def test_a_request_id_makes_the_retry_safe(desk):
+    """Incident 6, mended in the service: one request_id an intended order; the retry gets the order written."""
+    count, outcome = placed(lab.retry_until_ok, "place_order", {**TIN_TO_JEJU, "request_id": "t-incident"}, budget=5)
+    assert count == 1 and outcome == {"door calls": 2, "ok": True, "failures": {"tool:raised:TimeoutError": 1}}

@@ -101,3 +101,55 @@ def test_no_route_from_daejeon_to_jeju_raises_key_error():
     """E-500 ships from daejeon, which has no Jeju route: KeyError."""
     with pytest.raises(KeyError, match="jeju"):
         inventory.delivery_eta("E-500", "jeju")
+
+
+# ── The order desk: a write ──────────────────────────────────────────────────
+
+
+def written_by(fn, *args, **kwargs) -> tuple[list[dict], object]:
+    """The orders fn wrote, and what it returned or raised."""
+    before = len(inventory.orders())
+    try:
+        outcome = fn(*args, **kwargs)
+    except Exception as error:  # the desk's own answer, looked at below
+        outcome = error
+    return inventory.orders()[before:], outcome
+
+
+@pytest.mark.parametrize("qty", [True, 0, -3, "2"])
+def test_the_desk_writes_whatever_it_is_handed(qty):
+    """No check in the desk: True is an order of 1, 0 and -3 are written, "2" is stored as 2."""
+    written, answer = written_by(inventory.place_order, sku="A-100", qty=qty, region="busan")
+    stored = {True: 1, "2": 2}.get(qty, qty)  # SQLite's INTEGER column: True is 1, a numeric text a number
+    assert [(order["sku"], order["qty"], order["region"]) for order in written] == [("A-100", stored, "busan")]
+    assert answer == {"order_id": written[0]["order_id"], "sku": "A-100", "qty": qty, "region": "busan"}
+
+
+def test_a_jeju_order_is_written_before_its_confirmation_times_out():
+    """The write happened; only its answer is lost: each call writes one more order, and raises."""
+    for tries in (1, 2):
+        written, answer = written_by(inventory.place_order, sku="C-300", qty=1, region="jeju")
+        assert len(written) == 1 and isinstance(answer, TimeoutError), tries
+
+
+def test_a_request_id_makes_the_retry_write_nothing_again():
+    """One order a request_id: the second call returns the order the first one wrote, even after a timeout."""
+    written, answer = written_by(inventory.place_order, sku="C-300", qty=1, region="jeju", request_id="t-jeju")
+    assert len(written) == 1 and isinstance(answer, TimeoutError)
+    again, answer = written_by(inventory.place_order, sku="C-300", qty=1, region="jeju", request_id="t-jeju")
+    assert again == [] and answer == written[0]
+    other, _ = written_by(inventory.place_order, sku="A-100", qty=1, region="busan", request_id="t-other")
+    assert len(other) == 1 and other[0]["order_id"] > written[0]["order_id"]
+
+
+def test_a_database_on_disk_from_before_the_desk_gets_its_orders_table(tmp_path, monkeypatch):
+    """AGTOOL_DB written by a lab without orders: the desk works on it, and the stock is not filled twice."""
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(inventory.SCHEMA)
+        db.executemany("INSERT INTO products VALUES (?, ?, ?, ?)", inventory.PRODUCTS)
+    monkeypatch.setenv("AGTOOL_DB", str(path))
+    order = in_new_thread(lambda: inventory.place_order(sku="A-100", qty=1, region="seoul"))
+    with sqlite3.connect(path) as db:
+        assert count(db, "orders") == 1 and count(db, "products") == len(inventory.PRODUCTS)
+    assert order["order_id"] == 1
