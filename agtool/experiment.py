@@ -474,7 +474,11 @@ def pass_k_chart(table: PassKTable) -> alt.LayerChart:
         {"agent": row[0], "k": k, "pass_k": round(value, 3)} for row in table.rows for k, value in enumerate(row[1:], 1)
     ]
     lines = alt.Chart(alt.Data(values=points)).encode(
-        x=alt.X("k:O", title=f"k: trials of the same request that must all succeed (of {table.trials})"),
+        x=alt.X(
+            "k:O",
+            axis=alt.Axis(labelAngle=0),
+            title=f"k: trials of the same request that must all succeed (of {table.trials})",
+        ),
         y=alt.Y("pass_k:Q", scale=alt.Scale(domain=[0, 1]), title="pass^k"),
         color=alt.Color(
             "agent:N",
