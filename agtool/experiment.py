@@ -248,6 +248,8 @@ def run_trials(
 
     One NoisyPicker picks trial after trial, as a model asked the same things again would: trial 1 is
     run_experiment(n, seed, rates), each later one errs elsewhere, and the same seed gives the same trials."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n is {n!r}; give how many requests to make, an int of 1 or more")
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ValueError(f"trials is {trials!r}; give how many times each request runs, an int of 1 or more")
     picker = NoisyPicker(seed, rates)
@@ -345,12 +347,14 @@ class Reliability:
     def table(self) -> "PassKTable | Raised":
         if self.not_ready is not None:
             return Raised(self.not_ready)
-        trials = len(self.trials)
+        trials, requests = len(self.trials), len(self.successes(next(iter(AGENTS))))
+        if not requests:
+            raise ValueError(f"there are no {self.which} here; run_trials(n) with a larger n gives some")
         rows = [
             (agent, *(float(pass_k(self.successes(agent), trials, k)) for k in range(1, trials + 1)))
             for agent in AGENTS
         ]
-        return PassKTable(rows, requests=len(self.successes(next(iter(AGENTS)))), trials=trials, which=self.which)
+        return PassKTable(rows, requests=requests, trials=trials, which=self.which)
 
     def chart(self) -> "alt.LayerChart | Raised":
         table = self.table()

@@ -251,10 +251,11 @@ def test_trial_1_is_the_one_run_experiment_and_later_trials_are_new_picks(tried,
 
 def test_pass_1_is_the_one_run_success_rate(tried, ran):
     """pass^1 over the trials is the mean of their one-run success rates; with one trial, run_experiment's rate."""
+    once = run_trials(N, 1, seed=0)
     for agent in AGENTS:
         rates = [trial.success_rate(agent) for trial in tried.trials]
         assert pass_k(tried.successes(agent), TRIALS, 1) == sum(rates) / TRIALS
-        assert pass_k(run_trials(N, 1, seed=0).successes(agent), 1, 1) == ran.success_rate(agent)
+        assert pass_k(once.successes(agent), 1, 1) == ran.success_rate(agent)
         assert ran.success_rate(agent) == Fraction(
             len([run for run in ran.runs if run.agent == agent and run.succeeded]), N
         )
@@ -310,11 +311,23 @@ def test_pass_k_table_and_chart(tried):
 
 
 def test_trials_and_agents_are_checked(tried):
-    """A bad trial count or agent name is one line that says what to give."""
+    """A bad count, agent name or an empty split is one line that says what to give."""
     with pytest.raises(ValueError, match=r"^trials is 0; give how many times each request runs"):
         run_trials(5, 0)
+    with pytest.raises(ValueError, match=r"^n is -1; give how many requests to make"):
+        run_trials(-1)
     with pytest.raises(ValueError, match=r"^agent is 'robot'; name one of naive, door, graph$"):
         tried.successes("robot")
+    with pytest.raises(ValueError, match=r"^agent is 'robot'; name one of"):
+        tried.trials[0].success_rate("robot")
+    with pytest.raises(ValueError, match=r"^door has no runs here; run_experiment\(n\) with n of 1 or more"):
+        experiment.Experiment().success_rate("door")
+    all_answerable = run_trials(2, 1, seed=0)  # both of its requests have a true answer
+    assert all(run.truth is not None for run in all_answerable.trials[0].runs)
+    with pytest.raises(
+        ValueError, match=r"^there are no requests with no true answer here; run_trials\(n\) with a larger n"
+    ):
+        all_answerable.only(answerable=False).table()
 
 
 def test_an_unfinished_module_gives_trials_that_name_the_stage(monkeypatch):
