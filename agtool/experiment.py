@@ -21,6 +21,12 @@ that meets the contract's output schema, as jsonschema judges it (not the door
 under test). When it does not (an unknown SKU, hours where days belong, no
 route) nothing true can be said, and giving up is the only right outcome.
 
+A run succeeds when it is right: the true answer, or giving up where nothing true
+can be said. run_trials runs the same requests again and again, each time a new
+pick of the same noisy model, and gives pass^k as τ-bench reports it (Yao et al.
+2024, "τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World Domains",
+arXiv:2406.12045): the chance that all k trials of a request succeed.
+
 It runs on the student's own agtool/tools.py. Until the stages it needs are
 written, the experiment is a value that says which one is missing.
 """
@@ -30,11 +36,14 @@ import copy
 import functools
 import html
 import inspect
+import math
 import random
 import sys
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import altair as alt
@@ -56,6 +65,8 @@ OUTCOMES = {
     "gave_up": "given up with a reason",
 }
 COLOURS = {"crashed": "#b2182b", "made_up": "#ef8a62", "gave_up": "#999999", "correct": "#1a9850"}
+AGENT_COLOURS = {"naive": "#d95f02", "door": "#7570b3", "graph": "#1b9e77"}
+TRIALS = 8  # τ-bench reports pass^1 to pass^8
 
 
 def make_requests(n: int = 200, seed: int = 0) -> list[dict]:
@@ -168,6 +179,11 @@ class Run:
     body_runs: int  # tool-body runs this run caused
     truth: dict | None  # the true answer, None when there is none
 
+    @property
+    def succeeded(self) -> bool:
+        """Right, as the experiment judges it: the true answer, or giving up where nothing true can be said."""
+        return self.outcome == "correct" or (self.outcome == "gave_up" and self.truth is None)
+
 
 @dataclass
 class Experiment:
@@ -204,38 +220,77 @@ class Experiment:
         """The runs of one agent that ended one way, to look at."""
         return [run for run in self.runs if run.agent == agent and run.outcome == outcome]
 
+    def success_rate(self, agent: str) -> Fraction:
+        """The share of one agent's runs that succeeded (Run.succeeded)."""
+        known_agent(agent)
+        mine = [run.succeeded for run in self.runs if run.agent == agent]
+        if not mine:
+            raise ValueError(f"{agent} has no runs here; run_experiment(n) with n of 1 or more gives some")
+        return Fraction(sum(mine), len(mine))
+
+
+def known_agent(agent: str) -> None:
+    """Nothing when agent names one of AGENTS; else a ValueError that lists them."""
+    if agent not in AGENTS:
+        raise ValueError(f"agent is {agent!r}; name one of {', '.join(AGENTS)}")
+
 
 def run_experiment(n: int = 200, seed: int = 0, rates: dict[str, float] | None = None) -> Experiment:
-    """n noisy requests (NoisyPicker(seed, rates)) through each agent; the same seed gives the same runs."""
+    """n noisy requests (NoisyPicker(seed, rates)) through each agent, once; the same seed gives the same runs."""
+    once = run_trials(n, 1, seed, rates)
+    return once.trials[0] if once.not_ready is None else Experiment(not_ready=once.not_ready)
+
+
+def run_trials(
+    n: int = 200, trials: int = TRIALS, seed: int = 0, rates: dict[str, float] | None = None
+) -> "Reliability":
+    """The same n requests, `trials` times through each agent, each time a new pick by the same noisy model.
+
+    One NoisyPicker picks trial after trial, as a model asked the same things again would: trial 1 is
+    run_experiment(n, seed, rates), each later one errs elsewhere, and the same seed gives the same trials."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n is {n!r}; give how many requests to make, an int of 1 or more")
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials is {trials!r}; give how many times each request runs, an int of 1 or more")
     picker = NoisyPicker(seed, rates)
-    experiment = Experiment()
     try:
-        table = student.module().TOOLS
-        missing = [name for name in ("stock_lookup", "stock_lookup_v2", "delivery_eta") if name not in table]
-        if missing:
-            raise NotImplementedError(f"Stage 1: TOOLS has no {missing[0]} yet — see notebooks/01_contract.ipynb")
-        requests = make_requests(n, seed)
-        truths = [true_answer(request) for request in requests]
-        picks = [picker.pick(request) for request in requests]
-        with counting_bodies() as body_runs:
-            for request, truth, (tool, args, mistakes) in zip(requests, truths, picks, strict=True):
-                for agent, act in AGENTS.items():
-                    before = body_runs.total()
-                    status, detail = act(tool, copy.deepcopy(args))  # no agent sees another's changes
-                    experiment.runs.append(
-                        Run(
-                            agent,
-                            request,
-                            (tool, args),
-                            mistakes,
-                            judge(status, detail, truth),
-                            detail,
-                            body_runs.total() - before,
-                            truth,
-                        )
-                    )
+        requests, truths = requests_with_truths(n, seed)
+        return Reliability([one_trial(requests, truths, picker) for _ in range(trials)])
     except NotImplementedError as stub:  # a stage of the student's module still to write: say which
-        return Experiment(not_ready=stub)
+        return Reliability(not_ready=stub)
+
+
+def requests_with_truths(n: int, seed: int) -> tuple[list[dict], list[dict | None]]:
+    """n requests as users ask them, and the true answer to each (None where there is none)."""
+    table = student.module().TOOLS
+    missing = [name for name in ("stock_lookup", "stock_lookup_v2", "delivery_eta") if name not in table]
+    if missing:
+        raise NotImplementedError(f"Stage 1: TOOLS has no {missing[0]} yet — see notebooks/01_contract.ipynb")
+    requests = make_requests(n, seed)
+    return requests, [true_answer(request) for request in requests]
+
+
+def one_trial(requests: list[dict], truths: list[dict | None], picker: NoisyPicker) -> Experiment:
+    """Each request picked once by the model, and that one pick handed to every agent."""
+    experiment = Experiment()
+    picks = [picker.pick(request) for request in requests]
+    with counting_bodies() as body_runs:
+        for request, truth, (tool, args, mistakes) in zip(requests, truths, picks, strict=True):
+            for agent, act in AGENTS.items():
+                before = body_runs.total()
+                status, detail = act(tool, copy.deepcopy(args))  # no agent sees another's changes
+                experiment.runs.append(
+                    Run(
+                        agent,
+                        request,
+                        (tool, args),
+                        mistakes,
+                        judge(status, detail, truth),
+                        detail,
+                        body_runs.total() - before,
+                        truth,
+                    )
+                )
     return experiment
 
 
@@ -246,24 +301,82 @@ def judge(status: str, detail: Any, truth: dict | None) -> str:
     return status
 
 
+# ── Reliability: pass^k ──────────────────────────────────────────────────────
+
+
+def task_pass_k(trials: int, successes: int, k: int) -> Fraction:
+    """For one request run `trials` times with `successes` of them right, the chance that k of its
+    trials, drawn without replacement, all succeed: C(successes, k) / C(trials, k), τ-bench's estimate."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= trials:
+        raise ValueError(f"k is {k!r}; give an int from 1 to the {trials} trials that ran")
+    if isinstance(successes, bool) or not isinstance(successes, int) or not 0 <= successes <= trials:
+        raise ValueError(f"successes is {successes!r}; give an int from 0 to the {trials} trials that ran")
+    return Fraction(math.comb(successes, k), math.comb(trials, k))
+
+
+def pass_k(successes: list[int], trials: int, k: int) -> Fraction:
+    """pass^k: task_pass_k averaged over the requests, given each one's count of successes."""
+    if not successes:
+        raise ValueError("successes is empty; give one count a request, for one request or more")
+    return sum((task_pass_k(trials, count, k) for count in successes), Fraction(0)) / len(successes)
+
+
+@dataclass
+class Reliability:
+    """The trials of the experiment, and pass^1 to pass^trials per agent; or the stage it still needs."""
+
+    trials: list[Experiment] = field(default_factory=list)
+    not_ready: NotImplementedError | None = None
+    which: str = "noisy requests"  # what the requests are, for the caption
+
+    def successes(self, agent: str) -> list[int]:
+        """Per request, in order, how many of its trials the agent got right (τ-bench's c)."""
+        known_agent(agent)
+        per_trial = [[run.succeeded for run in trial.runs if run.agent == agent] for trial in self.trials]
+        return [sum(column) for column in zip(*per_trial, strict=True)]
+
+    def only(self, answerable: bool) -> "Reliability":
+        """The same trials on the requests that have a true answer (True), or on those that have none (False)."""
+        if self.not_ready is not None:
+            return self
+        kept = [
+            Experiment([run for run in trial.runs if (run.truth is not None) == answerable]) for trial in self.trials
+        ]
+        return Reliability(kept, which="requests with a true answer" if answerable else "requests with no true answer")
+
+    def table(self) -> "PassKTable | Raised":
+        if self.not_ready is not None:
+            return Raised(self.not_ready)
+        trials, requests = len(self.trials), len(self.successes(next(iter(AGENTS))))
+        if not requests:
+            raise ValueError(f"there are no {self.which} here; run_trials(n) with a larger n gives some")
+        rows = [
+            (agent, *(float(pass_k(self.successes(agent), trials, k)) for k in range(1, trials + 1)))
+            for agent in AGENTS
+        ]
+        return PassKTable(rows, requests=requests, trials=trials, which=self.which)
+
+    def chart(self) -> "alt.LayerChart | Raised":
+        table = self.table()
+        return table if isinstance(table, Raised) else pass_k_chart(table)
+
+
 # ── Showing it ───────────────────────────────────────────────────────────────
 
 
 @dataclass
-class OutcomeTable:
-    """Per agent: runs ending each way, and tool-body runs per request. Markdown as text, a table in Jupyter."""
+class Table(ABC):
+    """Rows under named columns, and a caption: Markdown as text, a table in Jupyter."""
 
     rows: list[tuple]
-    requests: int
-    answerable: int
 
     @property
-    def caption(self) -> str:
-        return f"{self.requests} noisy requests per agent; {self.answerable} of them have a true answer"
+    @abstractmethod
+    def columns(self) -> list[str]: ...
 
     @property
-    def columns(self) -> list[str]:
-        return ["agent", *OUTCOMES.values(), "tool-body runs per request"]
+    @abstractmethod
+    def caption(self) -> str: ...
 
     def cells(self) -> list[list[str]]:
         return [[str(value) if not isinstance(value, float) else f"{value:.2f}" for value in row] for row in self.rows]
@@ -278,6 +391,42 @@ class OutcomeTable:
             "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.cells()
         )
         return f"<table><tr>{head}</tr>{body}</table><p>{html.escape(self.caption)}</p>"
+
+
+@dataclass
+class OutcomeTable(Table):
+    """Per agent: runs ending each way, and tool-body runs per request."""
+
+    requests: int
+    answerable: int
+
+    @property
+    def caption(self) -> str:
+        return f"{self.requests} noisy requests per agent; {self.answerable} of them have a true answer"
+
+    @property
+    def columns(self) -> list[str]:
+        return ["agent", *OUTCOMES.values(), "tool-body runs per request"]
+
+
+@dataclass
+class PassKTable(Table):
+    """Per agent: pass^1 to pass^trials."""
+
+    requests: int
+    trials: int
+    which: str
+
+    @property
+    def caption(self) -> str:
+        return (
+            f"{self.requests} {self.which}, each run {self.trials} times through each agent; pass^k: the chance"
+            " that all k trials of a request succeed (the true answer, or giving up where there is none)"
+        )
+
+    @property
+    def columns(self) -> list[str]:
+        return ["agent", *(f"pass^{k}" for k in range(1, self.trials + 1))]
 
 
 def outcome_chart(table: OutcomeTable) -> alt.HConcatChart:
@@ -320,3 +469,31 @@ def outcome_chart(table: OutcomeTable) -> alt.HConcatChart:
         width=160, height=120
     )
     return alt.hconcat(outcomes, body_runs).properties(title="The same noisy model picks, three agents")
+
+
+def pass_k_chart(table: PassKTable) -> alt.LayerChart:
+    """pass^k against k, a line per agent: how fast each one's reliability falls as the same request returns."""
+    agents = [row[0] for row in table.rows]
+    points = [
+        {"agent": row[0], "k": k, "pass_k": round(value, 3)} for row in table.rows for k, value in enumerate(row[1:], 1)
+    ]
+    lines = alt.Chart(alt.Data(values=points)).encode(
+        x=alt.X(
+            "k:O",
+            axis=alt.Axis(labelAngle=0),
+            title=f"k: trials of the same request that must all succeed (of {table.trials})",
+        ),
+        y=alt.Y("pass_k:Q", scale=alt.Scale(domain=[0, 1]), title="pass^k"),
+        color=alt.Color(
+            "agent:N",
+            scale=alt.Scale(domain=agents, range=[AGENT_COLOURS[agent] for agent in agents]),
+            legend=alt.Legend(orient="bottom", title=None),
+        ),
+    )
+    return alt.layer(
+        lines.mark_line(),
+        lines.mark_point(filled=True),
+        lines.mark_text(align="left", dx=6)
+        .encode(text=alt.Text("pass_k:Q", format=".2f"))
+        .transform_filter(f"datum.k == {table.trials}"),
+    ).properties(width=480, height=240, title=f"pass^k on {table.requests} {table.which}")

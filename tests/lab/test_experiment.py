@@ -1,22 +1,43 @@
-"""agtool.experiment: noisy requests through a naive agent, the door alone and the retry graph."""
+"""agtool.experiment: noisy requests through a naive agent, the door alone and the retry graph; once, and
+again and again for pass^k."""
 
+import re
 from collections import Counter
+from fractions import Fraction
 
 import altair as alt
 import jsonschema
 import pytest
 
 from agtool import experiment, inventory, tools
-from agtool.experiment import AGENTS, OUTCOMES, counting_bodies, judge, make_requests, run_experiment, true_answer
+from agtool.experiment import (
+    AGENTS,
+    OUTCOMES,
+    Run,
+    counting_bodies,
+    judge,
+    make_requests,
+    pass_k,
+    run_experiment,
+    run_trials,
+    task_pass_k,
+    true_answer,
+)
 
 pytestmark = pytest.mark.stage6
 
 N = 60
+TRIALS = 8
 
 
 @pytest.fixture(scope="module")
 def ran():
     return run_experiment(N, seed=0)
+
+
+@pytest.fixture(scope="module")
+def tried():
+    return run_trials(N, TRIALS, seed=0)
 
 
 def test_requests_are_the_users_and_reproducible():
@@ -156,3 +177,167 @@ def test_an_unfinished_module_gives_a_value_that_names_the_stage(table, monkeypa
     unfinished = run_experiment(5)
     assert unfinished.runs == [] and unfinished.where("graph", "correct") == []
     assert repr(unfinished.chart()) == "not implemented yet: Stage 4: call_tool — see notebooks/04_door.ipynb"
+
+
+# ── pass^k ───────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    "trials, successes, k, expected",
+    [
+        (4, 2, 2, Fraction(1, 6)),  # C(2,2)/C(4,2): 1 of the 6 pairs of trials is both right
+        (4, 2, 1, Fraction(1, 2)),  # pass^1 is the share of right trials
+        (4, 3, 2, Fraction(1, 2)),  # 3 of the 6 pairs
+        (5, 3, 3, Fraction(1, 10)),  # 1 of the 10 triples
+        (4, 4, 4, Fraction(1)),
+        (4, 3, 4, Fraction(0)),  # one wrong trial and all 4 cannot be right
+        (8, 0, 1, Fraction(0)),
+    ],
+)
+def test_the_estimate_for_one_request(trials, successes, k, expected):
+    """C(c, k) / C(n, k), τ-bench's estimate, on cases counted by hand; not (c/n)^k (1/4 for the first)."""
+    assert task_pass_k(trials, successes, k) == expected
+
+
+def test_pass_k_averages_over_requests():
+    """Two requests of 4 trials, 2 and 4 right: pass^2 = (1/6 + 1) / 2, pass^4 = (0 + 1) / 2."""
+    assert pass_k([2, 4], 4, 2) == Fraction(7, 12)
+    assert pass_k([2, 4], 4, 4) == Fraction(1, 2)
+
+
+@pytest.mark.parametrize(
+    "successes, trials, k, message",
+    [
+        ([2], 4, 5, "k is 5; give an int from 1 to the 4 trials that ran"),
+        ([2], 4, 0, "k is 0; give an int from 1 to the 4 trials that ran"),
+        ([2], 4, True, "k is True; give an int"),
+        ([5], 4, 1, "successes is 5; give an int from 0 to the 4 trials that ran"),
+        ([-1], 4, 1, "successes is -1; give an int from 0"),
+        ([], 4, 1, "successes is empty; give one count a request"),
+    ],
+)
+def test_pass_k_refuses_what_it_cannot_estimate(successes, trials, k, message):
+    """One line that names the bad value and what to give instead."""
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        pass_k(successes, trials, k)
+
+
+@pytest.mark.parametrize(
+    "outcome, truth, succeeded",
+    [
+        ("correct", {"a": 1}, True),
+        ("gave_up", None, True),  # nothing true can be said: giving up is the right outcome
+        ("gave_up", {"a": 1}, False),  # there was a true answer to give
+        ("made_up", None, False),
+        ("made_up", {"a": 1}, False),
+        ("crashed", None, False),
+    ],
+)
+def test_a_run_succeeds_when_it_is_right(outcome, truth, succeeded):
+    """The experiment's own notion of a right outcome: the true answer, or giving up where there is none."""
+    run = Run("door", {}, ("t", {}), [], outcome, None, 0, truth)
+    assert run.succeeded is succeeded
+
+
+def test_trial_1_is_the_one_run_experiment_and_later_trials_are_new_picks(tried, ran):
+    """The same requests every trial; the picks are new draws of the same model; the first trial is run_experiment."""
+    assert len(tried.trials) == TRIALS and tried.trials[0].runs == ran.runs
+    requests = [[run.request for run in trial.runs] for trial in tried.trials]
+    picks = [[run.pick for run in trial.runs] for trial in tried.trials]
+    assert all(these == requests[0] for these in requests)
+    assert len({repr(these) for these in picks}) == TRIALS
+    assert str(run_trials(20, 3, seed=5).table()) == str(run_trials(20, 3, seed=5).table())
+
+
+def test_pass_1_is_the_one_run_success_rate(tried, ran):
+    """pass^1 over the trials is the mean of their one-run success rates; with one trial, run_experiment's rate."""
+    once = run_trials(N, 1, seed=0)
+    for agent in AGENTS:
+        rates = [trial.success_rate(agent) for trial in tried.trials]
+        assert pass_k(tried.successes(agent), TRIALS, 1) == sum(rates) / TRIALS
+        assert pass_k(once.successes(agent), 1, 1) == ran.success_rate(agent)
+        assert ran.success_rate(agent) == Fraction(
+            len([run for run in ran.runs if run.agent == agent and run.succeeded]), N
+        )
+
+
+def test_successes_count_the_right_trials_of_each_request(tried):
+    """c per request, in request order, is the number of trials whose run of that request succeeded."""
+    for agent in AGENTS:
+        mine = [[run for run in trial.runs if run.agent == agent] for trial in tried.trials]
+        expected = [sum(runs[i].succeeded for runs in mine) for i in range(N)]
+        assert tried.successes(agent) == expected
+        assert 0 < sum(expected) < N * TRIALS, agent  # neither all right nor all wrong: the figures say something
+
+
+def test_the_reliability_claim(tried):
+    """pass^k falls with k for every agent; the naive agent keeps the smallest share of its pass^1; where there is
+    no true answer the door gives up every time (pass^8 = 1) and the naive agent is never right."""
+    rows = {agent: figures for agent, *figures in tried.table().rows}
+    for agent, figures in rows.items():
+        assert figures == sorted(figures, reverse=True) and figures[0] > figures[-1], agent
+    kept = {agent: figures[-1] / figures[0] for agent, figures in rows.items()}
+    assert kept["naive"] < min(kept["door"], kept["graph"])
+    assert rows["graph"][0] > rows["door"][0] > rows["naive"][0]
+    none = {agent: figures for agent, *figures in tried.only(answerable=False).table().rows}
+    assert none["door"] == [1.0] * TRIALS and none["naive"] == [0.0] * TRIALS
+
+
+def test_only_splits_the_requests_by_whether_they_have_a_true_answer(tried, ran):
+    """The two halves hold every run once, and their captions say which requests they count."""
+    answerable, unanswerable = tried.only(answerable=True), tried.only(answerable=False)
+    for agent in AGENTS:
+        assert len(answerable.successes(agent)) == ran.answerable()
+        assert sum(answerable.successes(agent)) + sum(unanswerable.successes(agent)) == sum(tried.successes(agent))
+    assert f"{ran.answerable()} requests with a true answer" in str(answerable.table())
+    assert f"{N - ran.answerable()} requests with no true answer" in str(unanswerable.table())
+
+
+def test_pass_k_table_and_chart(tried):
+    """The table prints as Markdown and HTML, a column a k; the chart is a Vega-Lite spec that Vega-Lite's own
+    schema accepts, a line per agent holding the table's numbers."""
+    table = tried.table()
+    text = str(table)
+    assert text.splitlines()[0] == "| agent | " + " | ".join(f"pass^{k}" for k in range(1, TRIALS + 1)) + " |"
+    assert f"{N} noisy requests, each run {TRIALS} times" in text and "<table>" in table._repr_html_()
+    chart = tried.chart()
+    assert isinstance(chart, alt.LayerChart)
+    spec = chart.to_dict()
+    jsonschema.Draft7Validator(alt.load_schema()).validate(spec)
+    points = {(row["agent"], row["k"]): row["pass_k"] for row in spec["data"]["values"]}
+    for agent, *figures in table.rows:
+        assert [points[agent, k] for k in range(1, TRIALS + 1)] == [round(value, 3) for value in figures]
+    assert "application/vnd.vegalite.v5+json" in chart._repr_mimebundle_()[0]
+
+
+def test_trials_and_agents_are_checked(tried):
+    """A bad count, agent name or an empty split is one line that says what to give."""
+    with pytest.raises(ValueError, match=r"^trials is 0; give how many times each request runs"):
+        run_trials(5, 0)
+    with pytest.raises(ValueError, match=r"^n is -1; give how many requests to make"):
+        run_trials(-1)
+    with pytest.raises(ValueError, match=r"^agent is 'robot'; name one of naive, door, graph$"):
+        tried.successes("robot")
+    with pytest.raises(ValueError, match=r"^agent is 'robot'; name one of"):
+        tried.trials[0].success_rate("robot")
+    with pytest.raises(ValueError, match=r"^door has no runs here; run_experiment\(n\) with n of 1 or more"):
+        experiment.Experiment().success_rate("door")
+    all_answerable = run_trials(2, 1, seed=0)  # both of its requests have a true answer
+    assert all(run.truth is not None for run in all_answerable.trials[0].runs)
+    with pytest.raises(
+        ValueError, match=r"^there are no requests with no true answer here; run_trials\(n\) with a larger n"
+    ):
+        all_answerable.only(answerable=False).table()
+
+
+def test_an_unfinished_module_gives_trials_that_name_the_stage(monkeypatch):
+    """Before the stages it needs are written, pass^k says which one, as a value, never a traceback."""
+
+    def stub(request, max_attempts=3, memo=None, picker=None):
+        raise NotImplementedError("Stage 6: run — see notebooks/06_retry_graph.ipynb")
+
+    monkeypatch.setattr(tools, "run", stub)
+    unfinished = run_trials(5, 2)
+    assert unfinished.trials == []
+    for shown in (unfinished.table(), unfinished.chart(), unfinished.only(answerable=True).table()):
+        assert repr(shown) == "not implemented yet: Stage 6: run — see notebooks/06_retry_graph.ipynb"
