@@ -481,6 +481,54 @@ def test_request_state_is_sealed_and_a_forged_or_borrowed_one_is_refused_before_
     assert tampered["runs"] == []
 
 
+@pytest.mark.parametrize(
+    "spec, shown",
+    [
+        ({"type": "str", "allowed": ["a", "b"]}, True),  # a select
+        ({"type": "int", "min": 1, "max": 2, "description": "rows", "default": 1}, True),
+        ({"type": "float"}, True),
+        ({"type": "bool"}, True),
+        ({"type": "int", "allowed": [1, 2]}, False),  # a form's enum is of strings only
+        ({"type": "list", "items": {"type": "str"}}, False),
+        ({"type": "dict", "properties": {"b": {"type": "str"}}}, False),
+        ({"type": "any"}, False),
+    ],
+)
+def test_a_field_is_asked_for_only_where_a_form_can_show_its_schema_as_listed(spec, shown):
+    listed = schema.to_mcp({"t": {"fn": dict, "description": "x", "args": {"a": spec}, "returns": {}}})
+    assert _mcp_server().shown_in_a_form(listed[0]["inputSchema"]["properties"]["a"]) is shown
+
+
+def test_a_field_inside_a_dict_is_not_asked_for():
+    """args:missing:a.b names no top-level field, so no form field can be it."""
+    import mcp_types
+
+    mcp_server = _mcp_server()
+    tool = mcp_types.Tool(
+        name="t", input_schema=schema.parameters_schema({"a": {"type": "dict", "properties": {"b": {"type": "str"}}}})
+    )
+    assert mcp_server.question({"ok": False, "value": None, "error": "args:missing:a.b"}, tool, []) is None
+
+
+@pytest.mark.parametrize(
+    "version, elicitation, asks",
+    [
+        ("2026-07-28", {"form": {}}, True),
+        ("2026-07-28", {}, True),  # a bare capability is form, as before modes existed
+        ("2026-07-28", {"url": {}}, False),  # a client that can only open a link shows no form
+        ("2026-07-28", None, False),
+        ("2025-11-25", {"form": {}}, False),  # no input_required before 2026-07-28
+    ],
+)
+def test_a_client_is_asked_only_at_2026_07_28_with_form_elicitation(version, elicitation, asks):
+    import mcp_types
+
+    capabilities = mcp_types.ClientCapabilities.model_validate(
+        {} if elicitation is None else {"elicitation": elicitation}
+    )
+    assert _mcp_server().can_ask(version, capabilities) is asks
+
+
 def test_the_sdks_client_answers_through_its_elicitation_callback_and_an_older_one_gets_the_old_answer(tmp_path):
     """mcp.Client, as an application uses it: at 2026-07-28 (its default) it asks its user through the callback
     and retries; at the 2025-11-25 handshake the same call is refused with args:missing:region, never asked."""
