@@ -534,6 +534,7 @@ def test_the_sdks_client_answers_through_its_elicitation_callback_and_an_older_o
     and retries; at the 2025-11-25 handshake the same call is refused with args:missing:region, never asked."""
     import mcp_types
     from mcp import Client
+    from mcp.client.stdio import stdio_client
 
     path, runs = counted_module(tmp_path), tmp_path / "runs.log"
     questions = []
@@ -544,10 +545,10 @@ def test_the_sdks_client_answers_through_its_elicitation_callback_and_an_older_o
 
     async def both():
         said = {}
-        with anyio.fail_after(TIMEOUT):
+        with anyio.fail_after(TIMEOUT), (tmp_path / "stderr.log").open("w") as errlog:
             for mode in ("auto", "legacy"):
-                params = server("--module", str(path))
-                async with Client(params, mode=mode, elicitation_callback=user) as client:
+                transport = stdio_client(server("--module", str(path)), errlog=errlog)
+                async with Client(transport, mode=mode, elicitation_callback=user) as client:
                     result = await client.call_tool("stock_lookup", {"sku": "A-100", "limit": 2})
                     said[client.protocol_version] = (result, len(questions), bodies_run(runs))
         return said
