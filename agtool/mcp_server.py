@@ -12,7 +12,18 @@ this as a subprocess and speaks JSON-RPC on its stdin and stdout:
                  back as structuredContent and as the same JSON in a text block;
                  a failure as isError: true with the door's reason as the only
                  text ("args:range:limit", "tool:raised:KeyError"), so a client
-                 routes on it exactly as the retry graph does
+                 routes on it exactly as the retry graph does. At every revision:
+                 an input the door refuses is a tool result, never a JSON-RPC
+                 error (SEP-1303, 2025-11-25).
+
+At 2026-07-28, a call refused for a missing argument (args:missing:region) asks
+for it instead, where the client declares form elicitation: input_required with
+one form for that field, its schema as tools/list gave it. The client retries
+with the answer, which joins the arguments and goes through the door again: a
+bad answer is refused with isError and the door's reason, a good one runs the
+body once. Each field is asked once a call, so a declined or empty answer gets
+args:missing:<field>; so does every client at an older revision, or without
+elicitation. The SDK seals the call's requestState (what was asked and answered).
 
 The MCP spec leaves input checks to the server ("Servers MUST validate all tool
 inputs"); here the door is that check, and a refused call never runs the body.
@@ -46,8 +57,11 @@ from typing import Any, cast
 import anyio
 import mcp_types as types
 from mcp import StdioServerParameters
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
+from mcp_types.version import is_version_at_least
 
 from agtool import providers, schema, student
 from agtool.contract import ContractError
@@ -122,13 +136,23 @@ def listing(module: ModuleType) -> list[types.Tool]:
 
 def through_the_door(module: ModuleType, name: str, arguments: Any) -> types.CallToolResult:
     """One tools/call: the module's call_tool, its envelope as an MCP result."""
+    return as_result(door(module, name, arguments))
+
+
+def door(module: ModuleType, name: str, arguments: Any) -> dict:
+    """The module's call_tool(name, arguments), as an envelope JSON can carry: the door's own, or one of
+    the server's three reasons."""
     try:
         envelope = module.call_tool(name, arguments)
     except Exception as error:  # the door must not raise; a student's may, before stage 4 is done
-        return refused(f"door:raised:{type(error).__name__}")
+        return _failed(f"door:raised:{type(error).__name__}")
     if not _is_envelope(envelope):
-        return refused("door:shape:envelope")
-    envelope = providers.sendable(envelope)  # result:json:result, as a model would be told
+        return _failed("door:shape:envelope")
+    return providers.sendable(envelope)  # result:json:result, as a model would be told
+
+
+def as_result(envelope: dict) -> types.CallToolResult:
+    """An envelope as MCP sends it: the value as structuredContent and the same JSON as text, or isError."""
     if not envelope["ok"]:
         return refused(envelope["error"])
     text = json.dumps(envelope["value"], ensure_ascii=False)
@@ -138,8 +162,12 @@ def through_the_door(module: ModuleType, name: str, arguments: Any) -> types.Cal
 
 
 def refused(reason: str) -> types.CallToolResult:
-    """A failed call as MCP says to send one: a result with isError, not a protocol error."""
+    """A failed call as MCP says to send one: a result with isError, not a protocol error (SEP-1303)."""
     return types.CallToolResult(content=[types.TextContent(type="text", text=reason)], is_error=True)
+
+
+def _failed(reason: str) -> dict:
+    return {"ok": False, "value": None, "error": reason}
 
 
 def _is_envelope(envelope: Any) -> bool:
@@ -149,6 +177,84 @@ def _is_envelope(envelope: Any) -> bool:
     return isinstance(envelope.get("value"), dict) if envelope["ok"] else isinstance(envelope.get("error"), str)
 
 
+# ── Asking for what is missing (input_required, 2026-07-28) ──────────────────
+# A call the door refused for a missing argument (args:missing:<field>) can ask the client for it, where
+# the revision and the client allow: the result is input_required with one form elicitation, keyed by the
+# field. The client retries the same call with the answer and the requestState echoed; the answer joins
+# the arguments and the whole goes through the door again, so a bad answer is refused as any argument is.
+# requestState holds the answers so far and the fields asked; the SDK's RequestStateBoundary seals it, bound
+# to this tool and these arguments, so a client can neither read, forge nor move it to another call.
+# A field is asked once a call: declined, cancelled or left out of the answer, it stays missing, and the
+# door's args:missing:<field> is the answer. So a call asks at most once per field of its tool.
+
+ASKING_REVISION = "2026-07-28"  # the first revision whose tools/call may answer input_required (SEP-2322)
+MISSING = "args:missing:"
+
+# What a form can show of a field, by JSON type: the spec's PrimitiveSchemaDefinition (a string, with an enum
+# or not; a number or integer with bounds; a boolean). A field whose schema says more is not asked for.
+_SHOWN = {"type", "title", "description", "default"}
+FORM_KEYWORDS = {
+    "string": _SHOWN | {"enum", "minLength", "maxLength", "format"},
+    "integer": _SHOWN | {"minimum", "maximum"},
+    "number": _SHOWN | {"minimum", "maximum"},
+    "boolean": _SHOWN,
+}
+
+
+def can_ask(protocol_version: str, capabilities: types.ClientCapabilities | None) -> bool:
+    """Does this request's client take input_required with a form? The revision must have it, and the client
+    must declare form elicitation (a bare "elicitation": {} is form, as before modes existed; url-only is not)."""
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return (
+        is_version_at_least(protocol_version, ASKING_REVISION)
+        and elicitation is not None
+        and (elicitation.form is not None or elicitation.url is None)
+    )
+
+
+def gathered(state: str | None, responses: dict[str, Any] | None) -> tuple[dict, list[str]]:
+    """The answers a call has so far and the fields it asked: from its state (sealed, so minted here) and the
+    client's answer to the last field asked. A decline, a cancel or no answer adds nothing."""
+    kept = json.loads(state) if state is not None else {"answers": {}, "asked": []}
+    answers, asked = kept["answers"], kept["asked"]
+    answer = (responses or {}).get(asked[-1]) if asked else None
+    if isinstance(answer, types.ElicitResult) and answer.action == "accept" and answer.content:
+        answers = {**answers, **answer.content}  # every field of it, so the door sees all the client said
+    return answers, asked
+
+
+def question(envelope: dict, tool: types.Tool | None, asked: list[str]) -> str | None:
+    """The field to ask for: the door refused the call as missing it, it was not asked yet in this call,
+    and a form can show its schema. None: the door's envelope is the answer."""
+    error = "" if envelope["ok"] else envelope["error"]
+    field = error.removeprefix(MISSING)
+    if not error.startswith(MISSING) or field in asked or tool is None:
+        return None
+    return field if shown_in_a_form(tool.input_schema.get("properties", {}).get(field)) else None
+
+
+def shown_in_a_form(spec: Any) -> bool:
+    """Can a form show this field's schema as it is? (None: no such top-level field, as for a.b in a dict.)"""
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    return isinstance(spec, dict) and isinstance(kind, str) and set(spec) <= FORM_KEYWORDS.get(kind, set())
+
+
+def ask(tool: types.Tool, field: str, answers: dict, asked: list[str]) -> types.InputRequiredResult:
+    """input_required: one form asking for field, with the listed schema of it, and the call's state."""
+    form = types.ElicitRequestFormParams(
+        message=f"{tool.name} was called without {field}, which it needs: what should {field} be?",
+        requested_schema={
+            "type": "object",
+            "properties": {field: tool.input_schema["properties"][field]},
+            "required": [field],
+        },
+    )
+    return types.InputRequiredResult(
+        input_requests={field: types.ElicitRequest(params=form)},
+        request_state=json.dumps({"answers": answers, "asked": [*asked, field]}),
+    )
+
+
 # ── The server ───────────────────────────────────────────────────────────────
 
 
@@ -156,6 +262,7 @@ def build_server(module: ModuleType) -> Server:
     """A low-level MCP server for module: the SDK's high-level MCPServer would check args itself, the
     door's job, and answer in its own words instead of the door's reasons."""
     tools = listing(module)
+    by_name = {tool.name: tool for tool in tools}
     # Calls run in a worker thread so a slow body does not stall the protocol (pings, cancels),
     # one at a time: a student's module is not written to be called from two threads at once.
     one_at_a_time = anyio.CapacityLimiter(1)
@@ -163,17 +270,29 @@ def build_server(module: ModuleType) -> Server:
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         arguments = {} if params.arguments is None else params.arguments  # MCP: no arguments is no args
-        return await anyio.to_thread.run_sync(through_the_door, module, params.name, arguments, limiter=one_at_a_time)
+        asking = can_ask(ctx.protocol_version, ctx.session.client_capabilities)
+        answers, asked = gathered(params.request_state, params.input_responses) if asking else ({}, [])
+        completed = {**arguments, **answers}  # the SDK refused arguments that are no object (-32602)
+        envelope = await anyio.to_thread.run_sync(door, module, params.name, completed, limiter=one_at_a_time)
+        tool = by_name.get(params.name)
+        field = question(envelope, tool, asked) if asking else None
+        return as_result(envelope) if field is None or tool is None else ask(tool, field, answers, asked)
 
-    return Server(
+    server = Server(
         "agtool",
         version="0.1.0",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         instructions="Every call goes through the contract's door; a failure's text is its reason.",
     )
+    # Seals every requestState this server mints and refuses (-32602) one changed, expired or echoed on
+    # another call, before call_tool sees it: a key of this process's own, as a stdio server needs.
+    server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=server.name))
+    return server
 
 
 async def serve(server: Server) -> None:
