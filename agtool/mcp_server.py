@@ -19,11 +19,12 @@ this as a subprocess and speaks JSON-RPC on its stdin and stdout:
 At 2026-07-28, a call refused for a missing argument (args:missing:region) asks
 for it instead, where the client declares form elicitation: input_required with
 one form for that field, its schema as tools/list gave it. The client retries
-with the answer, which joins the arguments and goes through the door again: a
-bad answer is refused with isError and the door's reason, a good one runs the
-body once. Each field is asked once a call, so a declined or empty answer gets
-args:missing:<field>; so does every client at an older revision, or without
-elicitation. The SDK seals the call's requestState (what was asked and answered).
+with the answer, which adds to the arguments (never replacing one the call
+gave) and goes through the door again: a bad answer is refused with isError
+and the door's reason, a good one runs the body once. Each field is asked once
+a call, so a declined or empty answer gets args:missing:<field>; so does every
+client at an older revision, or without elicitation. The SDK seals the call's
+requestState (what was asked and answered).
 
 The MCP spec leaves input checks to the server ("Servers MUST validate all tool
 inputs"); here the door is that check, and a refused call never runs the body.
@@ -180,8 +181,9 @@ def _is_envelope(envelope: Any) -> bool:
 # ── Asking for what is missing (input_required, 2026-07-28) ──────────────────
 # A call the door refused for a missing argument (args:missing:<field>) can ask the client for it, where
 # the revision and the client allow: the result is input_required with one form elicitation, keyed by the
-# field. The client retries the same call with the answer and the requestState echoed; the answer joins
-# the arguments and the whole goes through the door again, so a bad answer is refused as any argument is.
+# field. The client retries the same call with the answer and the requestState echoed; the answer adds to
+# the arguments (never replacing one the call gave) and the whole goes through the door again, so a bad
+# answer is refused as any argument is.
 # requestState holds the answers so far and the fields asked; the SDK's RequestStateBoundary seals it, bound
 # to this tool and these arguments, so a client can neither read, forge nor move it to another call.
 # A field is asked once a call: declined, cancelled or left out of the answer, it stays missing, and the
@@ -219,7 +221,7 @@ def gathered(state: str | None, responses: dict[str, Any] | None) -> tuple[dict,
     answers, asked = kept["answers"], kept["asked"]
     answer = (responses or {}).get(asked[-1]) if asked else None
     if isinstance(answer, types.ElicitResult) and answer.action == "accept" and answer.content:
-        answers = {**answers, **answer.content}  # every field of it, so the door sees all the client said
+        answers = {**answers, **answer.content}  # every field of it, so the door sees all the client added
     return answers, asked
 
 
@@ -276,7 +278,10 @@ def build_server(module: ModuleType) -> Server:
         arguments = {} if params.arguments is None else params.arguments  # MCP: no arguments is no args
         asking = can_ask(ctx.protocol_version, ctx.session.client_capabilities)
         answers, asked = gathered(params.request_state, params.input_responses) if asking else ({}, [])
-        completed = {**arguments, **answers}  # the SDK refused arguments that are no object (-32602)
+        # An answer adds what was missing and never changes what the call gave (the model's own arguments):
+        # the SDK refused arguments that are no object (-32602); a field the answer adds that the contract
+        # lacks is the door's to refuse, as any argument is.
+        completed = {**answers, **arguments}
         envelope = await anyio.to_thread.run_sync(door, module, params.name, completed, limiter=one_at_a_time)
         tool = by_name.get(params.name)
         field = question(envelope, tool, asked) if asking else None

@@ -344,6 +344,11 @@ ASKED: dict[str, tuple[str, dict, list]] = {
     "answered_out_of_the_allowed": ("stock_lookup", {"sku": "A-100", "limit": 1}, [accepted(region="mars")]),
     "answered_with_a_string": ("stock_lookup", {"sku": "A-100", "region": "seoul"}, [accepted(limit="2")]),
     "answered_with_more": ("stock_lookup", {"sku": "A-100", "limit": 1}, [accepted(region="seoul", sku_id="B")]),
+    "answered_over_an_argument": (
+        "stock_lookup",
+        {"sku": "A-100", "limit": 1},
+        [accepted(region="busan", sku="B-200")],
+    ),
     "declined": ("stock_lookup", {"sku": "A-100", "limit": 1}, [declined()]),
     "answered_without_it": ("stock_lookup", {"sku": "A-100", "limit": 1}, [accepted()]),
     "raises_once_answered": ("explode", {}, [accepted(sku="A-100")]),
@@ -436,6 +441,13 @@ def test_a_missing_argument_is_asked_for_and_the_answer_runs_the_tool_once(asked
     assert result.is_error is False
     assert result.structured_content == inventory.stock_lookup(sku="A-100", region="seoul", limit=1)
     assert runs == ["stock_lookup"]  # asking ran nothing; the answered call ran the body once
+
+
+def test_an_answer_adds_what_was_missing_and_never_changes_an_argument_the_call_gave(asked):
+    """The form asked for region: an answer that also says sku leaves the call's own sku as the model sent it."""
+    (_,), result, runs = asked["answered_over_an_argument"]
+    assert result.structured_content == inventory.stock_lookup(sku="A-100", region="busan", limit=1)
+    assert runs == ["stock_lookup"]
 
 
 def test_two_missing_arguments_are_asked_one_round_each_in_the_contracts_order(asked):
