@@ -246,10 +246,9 @@ def out_of_bounds(call: dict, specs: dict, rng: random.Random) -> tuple[dict, st
         return None
     arg = rng.choice(names)
     spec, value = specs[arg], call[arg]
-    if "max" in spec:
-        wrong = spec["max"] + 1
-    elif "min" in spec:
-        wrong = spec["min"] - 1
+    past = [spec[edge] + step for edge, step in (("max", 1), ("min", -1)) if edge in spec]  # upper first
+    if past:
+        wrong = past[0]
     elif isinstance(value, str):
         wrong = value.upper() if value.upper() not in spec["allowed"] else f"{value} (any)"
     elif isinstance(value, int | float) and not isinstance(value, bool):
