@@ -22,6 +22,7 @@ student's own agtool/tools.py; until the door is written, the comparison says wh
 import functools
 import html
 import json
+import operator
 import random
 import sys
 from collections import Counter
@@ -29,7 +30,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import altair as alt
 import jsonschema
@@ -336,11 +337,12 @@ PYDANTIC_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float
 
 def pydantic_type(node: dict, name: str) -> Any:
     """The annotation pydantic would be given for one schema node, as code generated from it writes it."""
+    # Literal[values] and list[item], known only at run time: built where a type checker does not follow.
     if "enum" in node and node.get("type") != "array":
-        return Literal[tuple(node["enum"])]
-    kind = node.get("type")
+        return operator.getitem(Literal, tuple(node["enum"]))
+    kind = node.get("type", "any")
     if kind == "array":
-        return list[pydantic_type(node["items"], name)] if isinstance(node.get("items"), dict) else list
+        return cast(Any, list)[pydantic_type(node["items"], name)] if isinstance(node.get("items"), dict) else list
     if kind == "object":
         return pydantic_model(node, name) if node.get("properties") else dict
     return PYDANTIC_TYPES.get(kind, Any)
@@ -395,14 +397,17 @@ def added_to_tools(definitions: list[Definition]) -> Iterator[Counter]:
     counts its runs into the Counter yielded and returns {}; then TOOLS is as it was."""
     table = student.module().TOOLS
     runs: Counter[str] = Counter()
-    added = [definition.key for definition in definitions if definition.key not in table]
+    saved = {definition.key: table[definition.key] for definition in definitions if definition.key in table}
     for definition in definitions:
+        if definition.entry is None:
+            raise ValueError(f"{definition.key} was refused by the import, so it has no contract: {definition.refusal}")
         table[definition.key] = {**definition.entry, "fn": _stand_in(definition.key, runs)}
     try:
         yield runs
     finally:
-        for key in added:
-            del table[key]
+        for definition in definitions:
+            table.pop(definition.key, None)
+        table.update(saved)
 
 
 def _stand_in(key: str, runs: Counter) -> Callable:
@@ -444,7 +449,7 @@ class Comparison:
         refused = [sum(getattr(verdict, checker) is not None for verdict in mine) for checker in CHECKERS]
         return (kind, len(mine), *refused, sum(verdict.body_ran for verdict in mine))
 
-    def chart(self) -> "alt.Chart | Raised":
+    def chart(self) -> "alt.LayerChart | Raised":
         table = self.table()
         return table if isinstance(table, Raised) else refusal_chart(table)
 
@@ -545,7 +550,7 @@ def refusal_table(counts: list[tuple]) -> RefusalTable:
     )
 
 
-def refusal_chart(table: RefusalTable) -> alt.Chart:
+def refusal_chart(table: RefusalTable) -> alt.LayerChart:
     """Per kind of call, the share each checker refused: grouped bars (a Vega-Lite chart, as notebook 07's)."""
     values = [
         {"kind": KINDS[row[0]], "checker": label, "refused": round(100 * row[2 + n] / row[1]) if row[1] else 0}

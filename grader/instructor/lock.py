@@ -111,10 +111,10 @@ def data_pins(project: str | None = None) -> dict[str, str]:
     project = (ROOT / DATA).read_text() if project is None else project
     found = {}
     for name, line in requirement_lines(project).items():
-        (specifier, *more) = list(Requirement(line).specifier) or [None]
-        if specifier is None or more or specifier.operator != "==":
+        specifiers = list(Requirement(line).specifier)
+        if len(specifiers) != 1 or specifiers[0].operator != "==":
             raise LookupError(f"{DATA}: {line!r} must pin one version exactly (name==version)")
-        found[name] = specifier.version
+        found[name] = specifiers[0].version
     return found
 
 

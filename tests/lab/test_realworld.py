@@ -223,7 +223,7 @@ def test_pydantic_hands_the_body_what_it_coerced_and_drops_an_unknown_name():
     assert realworld.pydantic_passes_on(Call("bool_for_int", definition, {"n": True})) == {"n": 1}
     assert realworld.pydantic_passes_on(Call("number_as_string", definition, {"n": "4"})) == {"n": 4}
     assert realworld.pydantic_passes_on(Call("extra", definition, {"n": 4, "units": True})) == {"n": 4}
-    assert realworld.pydantic_passes_on(Call("missing", definition, {})).startswith("refused: n: Field required")
+    assert realworld.pydantic_passes_on(Call("missing", definition, {})) == "refused: n: Field required"
 
 
 def test_tools_is_as_it_was_after_the_comparison_even_when_a_call_raises(calls, monkeypatch):
@@ -238,6 +238,17 @@ def test_tools_is_as_it_was_after_the_comparison_even_when_a_call_raises(calls, 
     with pytest.raises(RuntimeError):
         realworld.compare(calls[:20])
     assert before == tools.TOOLS
+
+
+def test_an_entry_of_the_same_name_is_given_back_and_a_refused_definition_is_not_added(calls, everything, monkeypatch):
+    definition = calls[0].definition
+    mine = {**tools.TOOLS["delivery_eta"]}
+    monkeypatch.setitem(tools.TOOLS, definition.key, mine)
+    with realworld.added_to_tools([definition]):
+        assert tools.TOOLS[definition.key] is not mine
+    assert tools.TOOLS[definition.key] is mine
+    with pytest.raises(ValueError, match="was refused by the import"), realworld.added_to_tools(everything.refused[:1]):
+        pass
 
 
 def test_an_unwritten_door_is_said_as_the_stage_it_waits_for(calls, monkeypatch):
