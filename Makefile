@@ -68,12 +68,16 @@ bench: $(VENV)/.installed
 
 # Every package installs at the version the lab's lock pins (`python -m grader lock` writes it from
 # the environment the tests passed in), so a fresh clone tests what the kit and the Gradescope
-# bundle ship: their locks are parts of this one (tests/instructor/test_lock.py).
+# bundle ship: their locks are parts of this one (tests/instructor/test_lock.py). The data notebook 09
+# reads (DATA, its one pin) installs without its dependencies: it declares vllm and numpy for a harness
+# the lab never runs.
 LOCK := grader/instructor/locks/lab.txt
-$(VENV)/.installed: requirements.txt pyproject.toml $(LOCK)
+DATA := requirements-data.txt
+$(VENV)/.installed: requirements.txt $(DATA) pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -r $(DATA)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 

