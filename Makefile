@@ -72,7 +72,7 @@ bench: $(VENV)/.installed
 # reads (DATA, its one pin) installs without its dependencies: it declares vllm and numpy for a harness
 # the lab never runs.
 LOCK := grader/instructor/locks/lab.txt
-DATA := requirements-data.txt
+DATA := notebooks/requirements-data.txt
 $(VENV)/.installed: requirements.txt $(DATA) pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -29,6 +29,7 @@ ONE_WORKER = {
     "tests/instructor/test_class_books.py": "a module fixture: a class of 16 graded once, then its term changed in order",
     "tests/lab/test_door_speed.py": "agtool.door_speed, imported by the first test (pydantic and LangChain: 2 s of CPU)",
     "tests/adapters/test_mcp_server.py": "the MCP SDK, imported by the first test (2 s of CPU)",
+    "tests/lab/test_realworld.py": "module fixtures: BFCL's 5,611 definitions imported, a sample compared (2 s)",
     # and on two cores, two JupyterLabs and two Chromiums at once make both slow
     "tests/lab/test_browser.py": "module fixtures: one `make lab`, one Chromium",
 }

@@ -2,7 +2,7 @@
 
 The Berkeley Function Calling Leaderboard (BFCL, Apache-2.0) publishes thousands of tool definitions
 people wrote for real APIs, each with the calls a correct model makes (its possible answers). They
-come in the pinned package named in requirements-data.txt, installed without its dependencies (it
+come in the pinned package named in notebooks/requirements-data.txt, installed without its dependencies (it
 declares vllm and numpy for its own harness; the lab reads only its JSON-lines files):
 
     import_all()       every definition of CATEGORIES through the lab's own schema import
@@ -43,7 +43,7 @@ from agtool.lab import Raised
 alt.renderers.enable("colab" if "google.colab" in sys.modules else "mimetype")  # as agtool.experiment says why
 
 PACKAGE = "bfcl_eval"
-INSTALL = "pip install --no-deps -r requirements-data.txt"  # the pin's one place; `make lab` runs this
+INSTALL = "pip install --no-deps -r notebooks/requirements-data.txt"  # the pin's one place; `make lab` runs this
 # BFCL's categories whose definitions are Python-typed JSON (the Java and JavaScript ones use their
 # languages' type names) and whose answers are single calls: one function, one of several, several at once,
 # each as written by BFCL's authors and as contributed by users (live).

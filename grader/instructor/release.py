@@ -6,7 +6,7 @@ The kit is what students receive: the notebooks without outputs, `agtool/` with
 `tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
 cells need (`grader.check`) with the public cases it judges (grader/kit/public.py),
 requirements.txt with constraints.txt (the lab's runtime, not the instructor's tools,
-pinned by grader/instructor/locks/kit.txt), requirements-data.txt as it is (the data notebook 09
+pinned by grader/instructor/locks/kit.txt), notebooks/requirements-data.txt as it is (the data notebook 09
 reads, installed without its dependencies), pyproject.toml, a Makefile and a README
 that opens with every way to set it up (SETUP_FIGURES: their time and disk). Never the oracle
 (grader/instructor/oracle.py solves every stage) nor the instructor's commands.

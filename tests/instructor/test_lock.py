@@ -49,17 +49,19 @@ def test_the_data_is_pinned_where_the_notebooks_run_at_the_version_its_one_file_
 
 
 def test_a_data_line_that_pins_no_one_version_is_refused_naming_it():
-    with pytest.raises(LookupError, match=r"requirements-data\.txt: 'bfcl-eval>=2026' must pin one version exactly"):
+    said = r"notebooks/requirements-data\.txt: 'bfcl-eval>=2026' must pin one version exactly"
+    with pytest.raises(LookupError, match=said):
         lock.data_pins("# the data\nbfcl-eval>=2026\n")
     assert lock.data_pins("BFCL_eval==1.0  # why\n") == {"bfcl-eval": "1.0"}
 
 
 def test_a_lock_that_disagrees_with_the_data_pin_says_so(tmp_path, monkeypatch):
     """A bumped requirements-data.txt without `python -m grader lock`: a stale lock, though it matches the venv."""
-    (tmp_path / "requirements-data.txt").write_text("bfcl-eval==2099.1.1\n")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / lock.DATA).write_text("bfcl-eval==2099.1.1\n")
     monkeypatch.setattr(lock, "ROOT", tmp_path)
     said = lock.disagreements(lock.STUDENT)
-    assert "bfcl-eval: requirements-data.txt pins 2099.1.1, the lock 2026.3.23" in said
+    assert "bfcl-eval: notebooks/requirements-data.txt pins 2099.1.1, the lock 2026.3.23" in said
 
 
 def test_extras_are_followed():
