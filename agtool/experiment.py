@@ -34,12 +34,10 @@ written, the experiment is a value that says which one is missing.
 import contextlib
 import copy
 import functools
-import html
 import inspect
 import math
 import random
 import sys
-from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,7 +48,7 @@ import altair as alt
 import jsonschema
 
 from agtool import inventory, schema, student
-from agtool.lab import Raised
+from agtool.lab import Raised, Table
 from agtool.pickers import NoisyPicker
 
 # The chart is Vega-Lite: JupyterLab, Notebook 7 and VS Code draw it themselves, offline, from its
@@ -206,7 +204,14 @@ class Experiment:
                     sum(run.body_runs for run in mine) / max(len(mine), 1),
                 )
             )
-        return OutcomeTable(rows, requests=len(self.runs) // len(AGENTS), answerable=self.answerable())
+        requests, answerable = len(self.runs) // len(AGENTS), self.answerable()
+        return OutcomeTable(
+            ["agent", *OUTCOMES.values(), "tool-body runs per request"],
+            rows,
+            f"{requests} noisy requests per agent; {answerable} of them have a true answer",
+            requests=requests,
+            answerable=answerable,
+        )
 
     def answerable(self) -> int:
         """How many requests have a true answer: the most correct answers any agent can give."""
@@ -354,7 +359,12 @@ class Reliability:
             (agent, *(float(pass_k(self.successes(agent), trials, k)) for k in range(1, trials + 1)))
             for agent in AGENTS
         ]
-        return PassKTable(rows, requests=requests, trials=trials, which=self.which)
+        caption = (
+            f"{requests} {self.which}, each run {trials} times through each agent; pass^k: the chance"
+            " that all k trials of a request succeed (the true answer, or giving up where there is none)"
+        )
+        columns = ["agent", *(f"pass^{k}" for k in range(1, trials + 1))]
+        return PassKTable(columns, rows, caption, requests=requests, trials=trials, which=self.which)
 
     def chart(self) -> "alt.LayerChart | Raised":
         table = self.table()
@@ -364,69 +374,21 @@ class Reliability:
 # ── Showing it ───────────────────────────────────────────────────────────────
 
 
-@dataclass
-class Table(ABC):
-    """Rows under named columns, and a caption: Markdown as text, a table in Jupyter."""
-
-    rows: list[tuple]
-
-    @property
-    @abstractmethod
-    def columns(self) -> list[str]: ...
-
-    @property
-    @abstractmethod
-    def caption(self) -> str: ...
-
-    def cells(self) -> list[list[str]]:
-        return [[str(value) if not isinstance(value, float) else f"{value:.2f}" for value in row] for row in self.rows]
-
-    def __str__(self) -> str:
-        lines = [self.columns, ["---"] * len(self.columns), *self.cells()]
-        return "\n".join(["| " + " | ".join(line) + " |" for line in lines] + ["", self.caption])
-
-    def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(column)}</th>" for column in self.columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.cells()
-        )
-        return f"<table><tr>{head}</tr>{body}</table><p>{html.escape(self.caption)}</p>"
-
-
-@dataclass
+@dataclass(repr=False, kw_only=True)
 class OutcomeTable(Table):
     """Per agent: runs ending each way, and tool-body runs per request."""
 
     requests: int
     answerable: int
 
-    @property
-    def caption(self) -> str:
-        return f"{self.requests} noisy requests per agent; {self.answerable} of them have a true answer"
 
-    @property
-    def columns(self) -> list[str]:
-        return ["agent", *OUTCOMES.values(), "tool-body runs per request"]
-
-
-@dataclass
+@dataclass(repr=False, kw_only=True)
 class PassKTable(Table):
     """Per agent: pass^1 to pass^trials."""
 
     requests: int
     trials: int
     which: str
-
-    @property
-    def caption(self) -> str:
-        return (
-            f"{self.requests} {self.which}, each run {self.trials} times through each agent; pass^k: the chance"
-            " that all k trials of a request succeed (the true answer, or giving up where there is none)"
-        )
-
-    @property
-    def columns(self) -> list[str]:
-        return ["agent", *(f"pass^{k}" for k in range(1, self.trials + 1))]
 
 
 def outcome_chart(table: OutcomeTable) -> alt.HConcatChart:

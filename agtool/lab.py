@@ -6,6 +6,8 @@ notebook, so every demonstration is ordinary code you can read:
 - attempt(fn, *args): call fn; an exception comes back as a value (the last line
   of its traceback), so a failure is something to look at, not the end of the
   notebook. A stage you have not written yet shows "not implemented yet".
+- Table: rows under named columns with a caption, Markdown as text and a table in
+  Jupyter: what the optional notebooks' results show themselves as.
 - examples(fn, rows): worked examples as a table: the call, what the spec says,
   what your function says. A reason agrees in every spelling the rules allow (an item's
   position after its list, a dotted exception name, any spelling of a tool name that is
@@ -54,6 +56,38 @@ def attempt(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except Exception as error:  # the whole point: what stops a plain loop becomes something to read
         return Raised(error)
+
+
+# ── Tables ───────────────────────────────────────────────────────────────────
+
+
+@dataclass(repr=False)
+class Table:
+    """Rows under named columns, and a caption: Markdown as text, a table in Jupyter (a float with two
+    decimals). A result's own table (agtool.experiment, agtool.realworld) keeps beside it what its chart reads."""
+
+    columns: list[str]
+    rows: list[tuple]
+    caption: str = ""
+
+    def cells(self) -> list[list[str]]:
+        return [[f"{value:.2f}" if isinstance(value, float) else str(value) for value in row] for row in self.rows]
+
+    def __str__(self) -> str:
+        lines = [self.columns, ["---"] * len(self.columns), *self.cells()]
+        return "\n".join(
+            ["| " + " | ".join(line) + " |" for line in lines] + (["", self.caption] if self.caption else [])
+        )
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(column)}</th>" for column in self.columns)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.cells()
+        )
+        return f"<table><tr>{head}</tr>{body}</table><p>{html.escape(self.caption)}</p>"
 
 
 # ── Worked examples ──────────────────────────────────────────────────────────

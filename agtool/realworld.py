@@ -20,7 +20,6 @@ student's own agtool/tools.py; until the door is written, the comparison says wh
 """
 
 import functools
-import html
 import json
 import operator
 import random
@@ -38,7 +37,7 @@ import pydantic
 
 from agtool import schema, student
 from agtool.contract import ContractError
-from agtool.lab import Raised
+from agtool.lab import Raised, Table
 
 alt.renderers.enable("colab" if "google.colab" in sys.modules else "mimetype")  # as agtool.experiment says why
 
@@ -439,7 +438,7 @@ class Comparison:
     def of(self, kind: str) -> list[Verdicts]:
         return [verdict for verdict in self.verdicts if verdict.call.kind == kind]
 
-    def table(self) -> "RefusalTable | Raised":
+    def table(self) -> "Table | Raised":
         if self.not_ready is not None:
             return Raised(self.not_ready)
         return refusal_table([self._row(kind) for kind in KINDS])
@@ -476,7 +475,7 @@ class Comparison:
             ]
             for verdict in verdicts
         ]
-        return Table(columns, rows, caption)
+        return Table(columns, [tuple(row) for row in rows], caption)
 
 
 def compare(calls: list[Call]) -> Comparison:
@@ -506,55 +505,24 @@ def compare(calls: list[Call]) -> Comparison:
 # ── Showing it ───────────────────────────────────────────────────────────────
 
 
-@dataclass
-class Table:
-    """Rows of text under named columns, and a caption: Markdown as text, a table in Jupyter."""
-
-    columns: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-
-    def __str__(self) -> str:
-        lines = [self.columns, ["---"] * len(self.columns), *self.rows]
-        return "\n".join(
-            ["| " + " | ".join(line) + " |" for line in lines] + ([f"\n{self.caption}"] if self.caption else [])
-        )
-
-    def __repr__(self) -> str:
-        return str(self)
-
-    def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(column)}</th>" for column in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.rows)
-        return f"<table><tr>{head}</tr>{body}</table><p>{html.escape(self.caption)}</p>"
-
-
 def _shown(call: Call, width: int = 90) -> str:
     text = json.dumps(call.args, ensure_ascii=False) + (f"  ({call.change})" if call.change else "")
     return text if len(text) <= width else text[: width - 5] + " …" + text[-3:]
 
 
-@dataclass(repr=False)  # shown as a Table
-class RefusalTable(Table):
-    """Per kind of call: how many, how many each checker refused, how many ran a tool body through the door."""
-
-    counts: list[tuple] = field(default_factory=list)  # (kind, calls, refused by each of CHECKERS, bodies run)
-
-
-def refusal_table(counts: list[tuple]) -> RefusalTable:
+def refusal_table(counts: list[tuple]) -> Table:
+    """Per kind of call (counts: kind, calls, refused by each of CHECKERS, bodies run), under its label."""
     columns = ["kind of call", "calls", *(f"refused by {label}" for label in CHECKERS.values()), "tool bodies run"]
-    rows = [[KINDS[row[0]], *map(str, row[1:])] for row in counts]
     calls = sum(row[1] for row in counts)
-    return RefusalTable(
-        columns, rows, f"{calls:,} calls; a tool body runs only for a call your door lets through", counts
-    )
+    rows = [(KINDS[row[0]], *row[1:]) for row in counts]
+    return Table(columns, rows, f"{calls:,} calls; a tool body runs only for a call your door lets through")
 
 
-def refusal_chart(table: RefusalTable) -> alt.LayerChart:
+def refusal_chart(table: Table) -> alt.LayerChart:
     """Per kind of call, the share each checker refused: grouped bars (a Vega-Lite chart, as notebook 07's)."""
     values = [
-        {"kind": KINDS[row[0]], "checker": label, "refused": round(100 * row[2 + n] / row[1]) if row[1] else 0}
-        for row in table.counts
+        {"kind": row[0], "checker": label, "refused": round(100 * row[2 + n] / row[1]) if row[1] else 0}
+        for row in table.rows
         for n, label in enumerate(CHECKERS.values())
     ]
     bars = alt.Chart(alt.Data(values=values)).encode(
