@@ -196,7 +196,7 @@ def _check_spec(where: str, spec: Any, known: set) -> None:
             raise ContractError(f"{where}['allowed'] must be a non-empty list of values, not {allowed!r}")
         wrong = [v for v in allowed if not _table_value(v, kind)]
         if wrong:
-            raise ContractError(f"{where}['allowed'] holds {wrong[0]!r}, which is not a {kind}")
+            raise ContractError(f"{where}['allowed'] holds {wrong[0]!r}, which is not of type {kind}")
     if "max_len" in spec:
         if kind != "list":
             raise ContractError(f"{where}['max_len'] only applies to lists, not {kind!r}")
