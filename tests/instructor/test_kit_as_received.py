@@ -155,7 +155,8 @@ def test_the_hosted_cell_installs_the_kit_into_a_bare_kernel_where_the_notebooks
     python = kit_trial.bare_python(tmp_path / "hub", timeout=INSTALL)
     cell = kit_trial.hosted_cell(kit)
     lines = cell.splitlines()
-    assert all(line.startswith("%pip install") for line in lines) and f"--no-deps -r ../{lock.DATA}" in lines[-1]
+    beside = Path(lock.DATA).relative_to("notebooks")  # the cell runs in notebooks/, beside the data's pin
+    assert all(line.startswith("%pip install") for line in lines) and f"--no-deps -r {beside}" in lines[-1]
     done = kit_trial.run(kit, [str(python), "-m", "IPython", "-c", cell], timeout=INSTALL, cwd=kit / "notebooks")
     assert done.returncode == 0 and "ERROR" not in done.stderr, done.stdout[-2000:] + done.stderr[-2000:]
     found = kit_trial.installed(python)

@@ -331,8 +331,11 @@ def test_the_kit_installs_the_data_from_its_one_pin_without_its_dependencies(kit
     (version,) = lock.data_pins().values()
     makefile, readme = (kit / "Makefile").read_text(), (kit / "README.md").read_text()
     assert f"--no-deps -r {lock.DATA}" in makefile and lock.DATA in makefile.split(".installed:")[1].split("\n")[0]
-    for block, after in (("sh", "**Without `make`**"), ("bat", "Windows, in PowerShell")):
-        (line,) = [line for line in kit_trial.readme_block(kit, block, after) if lock.DATA in line]
+    for block, after, path in (
+        ("sh", "**Without `make`**", lock.DATA),
+        ("bat", "Windows, in PowerShell", lock.DATA.replace("/", "\\")),
+    ):
+        (line,) = [line for line in kit_trial.readme_block(kit, block, after) if path in line]
         assert "--no-deps" in line
     # the hosted cells run beside the notebook (JupyterHub) or above the kit (Colab): the file by its name
     pips = [line for line in readme.splitlines() if line.strip().startswith("%pip")]
