@@ -128,7 +128,7 @@ class Imported:
         lines = [
             f"{len(self.definitions):,} definitions in {categories} categories: "
             f"{len(self.definitions) - len(refused):,} imported, {len(refused)} refused"
-            + (f": {len(said)} distinct definitions, by how many questions use each" if refused else "")
+            + (f"; they come from {len(said)} definitions, each with how many questions use it" if refused else "")
         ]
         lines += [f"  {count:>3} x {line}" for line, count in said.most_common()]
         return "\n".join(lines)
