@@ -109,13 +109,23 @@ def naive_agent(tool: Any, args: Any) -> tuple[str, Any]:
 
 def door_agent(tool: Any, args: Any) -> tuple[str, Any]:
     """One call through the door: an ok value is the answer, a failure is a reason."""
-    envelope = student.module().call_tool(tool, args)
+    try:
+        envelope = student.module().call_tool(tool, args)
+    except NotImplementedError:  # a stage still to write: the experiment says which
+        raise
+    except Exception as error:  # a door that raises crashes its agent, as any exception out of an agent does
+        return "crashed", f"{type(error).__name__}: {error}"
     return ("answered", envelope["value"]) if envelope["ok"] else ("gave_up", envelope["error"])
 
 
 def graph_agent(tool: Any, args: Any) -> tuple[str, Any]:
     """The retry graph, with the model's pick in the pick node."""
-    state = student.module().run({"tool": tool, "args": args}, picker=lambda request: (tool, args))
+    try:
+        state = student.module().run({"tool": tool, "args": args}, picker=lambda request: (tool, args))
+    except NotImplementedError:
+        raise
+    except Exception as error:  # run never raises (stage 6): one that does crashes its agent
+        return "crashed", f"{type(error).__name__}: {error}"
     if state["status"] == "answered":
         return "answered", state["result"]["value"]
     return "gave_up", " -> ".join(state["reasons"]) or "no attempts left"

@@ -430,10 +430,11 @@ class Verdicts:
 
 @dataclass
 class Comparison:
-    """Every call's verdicts; or the stage of your module the door still needs."""
+    """Every call's verdicts; or why there are none: the stage of your module the door still needs, or the
+    call your door broke on."""
 
     verdicts: list[Verdicts] = field(default_factory=list)
-    not_ready: NotImplementedError | None = None
+    not_ready: Exception | None = None
 
     def of(self, kind: str) -> list[Verdicts]:
         return [verdict for verdict in self.verdicts if verdict.call.kind == kind]
@@ -487,19 +488,38 @@ def compare(calls: list[Call]) -> Comparison:
         with added_to_tools(definitions) as runs:
             for call in calls:
                 before = runs.total()
-                said = door(call.definition.key, dict(call.args))
+                said = _through(door, call)
                 comparison.verdicts.append(
                     Verdicts(
                         call,
-                        None if said["ok"] else said["error"],
+                        said,
                         json_schema_verdict(call),
                         pydantic_verdict(call),
                         runs.total() > before,
                     )
                 )
-    except NotImplementedError as stub:  # a stage of the student's module still to write: say which
-        return Comparison(not_ready=stub)
+    except (NotImplementedError, DoorBroke) as why:  # a stage still to write, or a door that broke: say which
+        return Comparison(not_ready=why)
     return comparison
+
+
+class DoorBroke(Exception):
+    """The student's door raised, or gave no envelope, on one call: said in one line, not as a traceback."""
+
+
+def _through(door: Callable, call: Call) -> str | None:
+    """The door's reason for refusing the call, or None when it let it through (the body ran or not)."""
+    where = f"on {call.definition.key} with {call.args!r}"
+    rule = "a door never lets an exception out and always returns {'ok', 'value', 'error'} (notebooks/04_door.ipynb)"
+    try:
+        said = door(call.definition.key, dict(call.args))
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise DoorBroke(f"your call_tool raised {type(error).__name__}: {error} {where}; {rule}") from error
+    if not isinstance(said, dict) or not {"ok", "value", "error"} <= said.keys() or not isinstance(said["ok"], bool):
+        raise DoorBroke(f"your call_tool returned {said!r:.80}, not an envelope, {where}; {rule}")
+    return None if said["ok"] else said["error"]
 
 
 # ── Showing it ───────────────────────────────────────────────────────────────

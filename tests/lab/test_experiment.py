@@ -341,3 +341,21 @@ def test_an_unfinished_module_gives_trials_that_name_the_stage(monkeypatch):
     assert unfinished.trials == []
     for shown in (unfinished.table(), unfinished.chart(), unfinished.only(answerable=True).table()):
         assert repr(shown) == "not implemented yet: Stage 6: run — see notebooks/06_retry_graph.ipynb"
+
+
+def test_a_door_or_graph_that_raises_is_a_crashed_run_not_a_traceback(monkeypatch):
+    """An exception out of the student's door or graph ends that agent's run as "crashed", as the naive agent's
+    exceptions do: the experiment goes on, and the table shows it."""
+
+    def door(name, args):
+        raise KeyError("oops")
+
+    def run(request, max_attempts=3, memo=None, picker=None):
+        raise ValueError("no graph")
+
+    monkeypatch.setattr(tools, "call_tool", door)
+    monkeypatch.setattr(tools, "run", run)
+    result = run_experiment(10, seed=0)
+    for agent, raised in (("door", "KeyError: 'oops'"), ("graph", "ValueError: no graph")):
+        mine = [one for one in result.runs if one.agent == agent]
+        assert len(mine) == 10 and {(one.outcome, one.detail) for one in mine} == {("crashed", raised)}

@@ -235,9 +235,27 @@ def test_tools_is_as_it_was_after_the_comparison_even_when_a_call_raises(calls, 
         raise RuntimeError("a door that breaks")
 
     monkeypatch.setattr(tools, "call_tool", broken)
-    with pytest.raises(RuntimeError):
-        realworld.compare(calls[:20])
+    realworld.compare(calls[:20])
     assert before == tools.TOOLS
+
+
+@pytest.mark.parametrize(
+    ("door", "said"),
+    [
+        (lambda name, args: 1 / 0, "raised ZeroDivisionError: division by zero"),
+        (lambda name, args: {"ok": True}, "returned {'ok': True}, not an envelope"),
+    ],
+)
+def test_a_door_that_raises_or_returns_no_envelope_is_said_with_the_call_it_broke_on(calls, monkeypatch, door, said):
+    """Not a traceback through this module: one line naming the call, what came out, and the rule (stage 4)."""
+    monkeypatch.setattr(tools, "call_tool", door)
+    comparison = realworld.compare(calls[:20])
+    first = calls[0]
+    for shown in (comparison.table(), comparison.chart(), comparison.examples(), comparison.broken_answers()):
+        assert isinstance(shown, Raised)
+        text = repr(shown)
+        assert text.count("\n") == 0 and said in text and first.definition.key in text, text
+        assert "never lets an exception out" in text and "notebooks/04_door.ipynb" in text
 
 
 def test_an_entry_of_the_same_name_is_given_back_and_a_refused_definition_is_not_added(calls, everything, monkeypatch):
