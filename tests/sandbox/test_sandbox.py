@@ -638,3 +638,35 @@ def test_a_directory_moved_out_mid_removal_never_leads_the_walk_out_of_the_tree(
     said = zygote.remove(str(tmp_path / "workdir"))
     assert said == f"could not remove {tmp_path / 'workdir' / 'a' / 'b'}: moved while it was removed"
     assert (tmp_path / "kept").read_text() == "beside the workdir, not in it"
+
+
+def test_a_child_whose_zygote_died_before_it_confined_exits_whoever_adopted_it():
+    """A child forked just as its zygote dies is adopted (by a subreaper, or init) before it confines: its parent
+    is then not the zygote, so the parent-death signal it sets would never come. It exits at once instead of
+    going on to serve a grader that holds a dead zygote (seen: amy's child answering after its zygote's SIGKILL,
+    one run in five of test_a_zygote_that_dies_costs_no_one_points_and_its_students_are_graded_again)."""
+    from grader.instructor.sandbox import confine
+
+    said_read, said_write = os.pipe()
+    zygote = os.fork()
+    if zygote == 0:  # the zygote: forks the child, then dies before the child confines
+        os.close(said_read)
+        parent = os.getpid()
+        if os.fork() == 0:
+            while os.getppid() == parent:  # until the zygote is gone and this child adopted
+                time.sleep(0.001)
+            os.write(said_write, b"entering ")
+            try:
+                confine.enter({"workdir": "/nonexistent", "layers": {}}, keep={said_write}, zygote=parent)
+                os.write(said_write, b"confined")
+            except BaseException as error:  # what the old code did: went on, as if its zygote were alive
+                os.write(said_write, f"went on: {error!r}".encode())
+            os._exit(0)
+        os._exit(0)
+    os.close(said_write)
+    os.waitpid(zygote, 0)
+    told = b""
+    while chunk := os.read(said_read, 1000):  # until the child's end closes the pipe
+        told += chunk
+    os.close(said_read)
+    assert told == b"entering "

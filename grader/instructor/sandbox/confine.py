@@ -2,7 +2,7 @@
 
 `Layers.here()` reads what this machine offers; the grader shows it to the instructor
 (`python -m grader grade` prints one line; `--require-sandbox` refuses to grade when a
-layer is missing). `enter(job)` runs in a freshly forked child before any of the
+layer is missing). `enter(job, keep, zygote)` runs in a freshly forked child before any of the
 submission's code, and either applies every layer the job asks for or ends the child:
 a sandbox that half started never runs student code.
 
@@ -164,9 +164,13 @@ def readable_paths() -> tuple[str, ...]:
     return tuple(sorted(path for path in paths if os.path.exists(path)))
 
 
-def enter(job: dict, keep: set[int]) -> None:
-    """Confine this freshly forked child as `job` says, or raise (the caller then exits at once)."""
-    zygote = os.getppid()
+def enter(job: dict, keep: set[int], zygote: int) -> None:
+    """Confine this freshly forked child of `zygote` (its pid, taken before the fork) as `job` says, or raise
+    (the caller then exits at once). A child whose zygote died before this line was adopted: it exits at once.
+
+    The zygote's pid comes from the zygote, not from os.getppid() here: a zygote that dies between the fork
+    and this line leaves the child adopted, and its adopter would pass for the zygote, the parent-death
+    signal set below would never come, and the child would outlive its zygote."""
     os.setsid()
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != zygote:  # the zygote died before the line above

@@ -186,12 +186,13 @@ def _serve(
                 job = order["job"]
                 job["uid"] = lease.next() if lease and job["layers"]["drop_user"] else None
                 _FOLDERS.add(os.path.dirname(job["workdir"]))
+                zygote = os.getpid()  # before the fork: should it die before the child confines, the child knows
                 pid = os.fork()
                 if pid == 0:
                     signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     for each in links:
                         each.close()
-                    _child(job, *fds)  # never returns
+                    _child(job, zygote, *fds)  # never returns
                 for fd in fds:
                     os.close(fd)
                 sessions[pid] = job
@@ -364,7 +365,7 @@ def _uids_running(lease: Lease) -> set[int]:
     return {uid for uid in uids if uid is not None and uid in lease}
 
 
-def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
+def _child(job: dict, zygote: int, from_parent: int, to_parent: int, confined: int) -> None:
     """Confine this process, say so on `confined`, then serve requests until the parent closes
     the channel. Never returns.
 
@@ -386,7 +387,7 @@ def _child(job: dict, from_parent: int, to_parent: int, confined: int) -> None:
         ]
         bind = importlib.import_module(TRUSTED).bind if trusted else (lambda module, below: {})
         try:
-            confine.enter(job, keep={from_parent, to_parent, confined})
+            confine.enter(job, keep={from_parent, to_parent, confined}, zygote=zygote)
         except BaseException as error:
             traceback.print_exc()
             os.write(confined, f"{type(error).__name__}: {error}".encode()[:1000])
