@@ -36,7 +36,7 @@ import jsonschema
 import pydantic
 
 from agtool import schema, student
-from agtool.contract import ContractError
+from agtool.contract import JSON_TYPES, ContractError
 from agtool.lab import Raised, Table
 
 alt.renderers.enable("colab" if "google.colab" in sys.modules else "mimetype")  # as agtool.experiment says why
@@ -298,16 +298,8 @@ def sample(per_category: int = 30, seed: int = 0, categories: tuple[str, ...] = 
 
 # ── The same schema, for jsonschema and pydantic ─────────────────────────────
 
-# BFCL's dialect writes Python's type names; JSON Schema's are these ("any": no type at all).
-STANDARD_TYPES = {
-    "dict": "object",
-    "float": "number",
-    "tuple": "array",
-    "int": "integer",
-    "bool": "boolean",
-    "str": "string",
-    "list": "array",
-}
+# BFCL's dialect writes Python's type names, the contract's and "tuple"; JSON Schema's are these ("any": no type).
+STANDARD_TYPES = {**JSON_TYPES, "tuple": "array"}
 
 
 def standard(node: Any) -> Any:

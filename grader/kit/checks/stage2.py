@@ -560,6 +560,11 @@ RANGE_INCIDENTS = (
     ),
     stock({**GOOD, "limit": 21}, {**GOOD, "limit": -1}, {**GOOD, "limit": 1}, {**GOOD, "limit": 20}),
 )
+# An int too big for a float, read as a float: said by stage 3 for a result's number too.
+HUGE_INT = (
+    "The value is an int too big for a float (10 ** 400): turning it into a float, as math.isnan does, "
+    "raises OverflowError. The rule compares it as it is: Python compares an int with any number exactly"
+)
 RANGE_HINTS = {
     "range": "A number below min or above max is range:<arg>; check both bounds, each only when the spec has it.",
     "bound": "Both bounds are inclusive: min <= value <= max, so min and max themselves pass.",
@@ -568,9 +573,7 @@ RANGE_HINTS = {
     "only when it is shown to lie within the bounds.",
     "nan without bounds": "NaN is refused only by a bound: a float arg with no min and no max lets NaN "
     "through (range:<arg> needs a min or a max to break).",
-    "huge int": "The value is an int too big for a float (10 ** 400): turning it into a float, as math.isnan does, "
-    "raises OverflowError. The rule compares it as it is: Python compares an int with any number exactly, "
-    "and only a float can be NaN.",
+    "huge int": f"{HUGE_INT}, and only a float can be NaN.",
 }
 
 
