@@ -187,6 +187,10 @@ def dies_for_mallory(submission, seed, out):
         note(out, "mallory's worker dies")
         os._exit(9)
     note(out, f"{submission.student} starts")
+    if submission.student > "mallory" and "mallory's worker dies" not in story(out):
+        # Handed over after her (the pool hands the class out in order), but maybe before her worker said so:
+        # waiting for it, a classmate is in flight when she dies however the workers are scheduled.
+        MALLORY_HANDED_OVER.wait(LONG)
     if MALLORY_HANDED_OVER.is_set() and "mallory's worker dies" not in story(out):
         CLASSMATE_IN_FLIGHT.set()
         if not NEVER_SET.wait(LONG):  # the broken pool stops this worker (SIGTERM) before
