@@ -1,19 +1,12 @@
 """Stage 6 · FIXES, build_graph(), run(): failure is a path, not an exception.
 
-A case is a small world (the tool "stock", maybe its upgrade "stock_v2", spy
-bodies that answer well, too much, nothing, or raise) and one to three runs of
-requests with faults put in: some fixable (a region nobody serves, a number out
-of range, a misspelt or invented arg name, too many rows), some not. The parent
-predicts every run with the trusted loop (oracle.run) over the same spies.
+A case is a small world (the tool "stock", maybe its upgrade "stock_v2", spy bodies that answer well, too much,
+nothing, or raise) and one to three runs of requests with faults put in, some fixable, some not. The parent
+predicts every run with the trusted loop (oracle.run) over the same spies; call_memo and what it uses are the
+grader's own. Draws stay clear of what the spec leaves open (a misspelt name is one edit from exactly one
+contract name; no NaN in a run), and where it leaves a choice every choice it allows is right.
 
-Draws stay clear of what the spec leaves open: a misspelt name is one edit from
-exactly one contract name and far from the others; an invented one shares no
-letter with any; no NaN to clamp in a run. Numbers out of range come small or of
-any size (2 ** 1100: no float holds it). call_memo and what it uses are the grader's own.
-Where the spec leaves a choice, every choice it allows is right (each judge says which).
-
-What the stage's checks share comes first; then each check's section holds its fixed
-cases, its draws, and its own judge and hints.
+What the checks share comes first; then each check's section: its fixed cases, its draws, its judge and hints.
 """
 
 import difflib
@@ -21,6 +14,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from hypothesis import strategies as st
@@ -215,19 +209,30 @@ def texts_of(value: Any) -> list[str]:
     return sorted(found)
 
 
-def compare(case: Case, expected: list, observation: dict, problem=run_problem) -> Mismatch | None:
-    """The first run whose outcome `problem` finds wrong, as a Mismatch."""
-    runs_judged = zip(case.runs, expected, observation["results"], strict=False)
-    for at, ((req, how, shared), (state, runs), result) in enumerate(runs_judged):
-        found = problem(state, runs, result)
-        if found:
+def judge_run(run: tuple, want: list, result: dict) -> tuple[str, str, str] | None:
+    """A run judged in full (run_problem): None, or (what is wrong, the trusted state shown, the hint)."""
+    req, _, shared = run
+    state, runs = want
+    if not (problem := run_problem(state, runs, result)):
+        return None
+    return problem, show_state(state, runs), run_hint(req, shared, state, problem, result)
+
+
+def compare(case: Case, expected: list | None, observation: dict, judge=judge_run) -> Mismatch | None:
+    """The first run `judge` finds wrong, as a Mismatch. A judge is handed the run (request, how, shared), what
+    is expected of it (None: a judge without the oracle) and what came back, and gives None or (what is wrong,
+    what a correct module gives, the hint)."""
+    judged = zip(case.runs, expected or repeat(None), observation["results"], strict=False)
+    for at, (run, want, result) in enumerate(judged):
+        if found := judge(run, want, result):
+            problem, shown, hint = found
             return Mismatch(
-                call_text(req, how, shared),
-                show_state(state, runs),
-                f"{show_got(result)} ({found})",
-                run_hint(req, shared, state, found, result),
+                call_text(*run),
+                shown,
+                f"{show_got(result)} ({problem})",
+                hint,
                 exception=exception_name(result),
-                problem=found,
+                problem=problem,
                 at=at,
             )
     return None
@@ -257,29 +262,20 @@ def show_state(state: dict, runs: dict) -> str:
             f"that names {state['raises']}; body runs: {sum(runs.values())} (the picker's)"
         )
     shown = {key: state[key] for key in ("status", "attempts", "reasons", "tool", "args") if key in state}
-    shown["result"] = _body_value_named(state["result"])
+    result = state["result"]
+    if type(result) is dict and values.anywhere(result.get("value"), values.is_marker):
+        # a value JSON cannot carry (its keys, an int of over 4,300 digits) is named as what the body
+        # returned, the value the setting shows, never the grader's marker
+        result = {**result, "value": _Named("<the value the tool's body returned, as above>")}
+    shown["result"] = result
     answer = "None"
     if state["status"] == "answered":
         answer = "a sentence that shows " + ("the text of every str in the value" if state.get("texts") else "it")
     return f"{py(shown, 10**4)}, answer {answer}, body runs: {sum(runs.values())}"
 
 
-class _Named:
-    """Stands in a shown state for a value the grader's wire cannot carry as it is: its repr names it."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-def _body_value_named(result: Any) -> Any:
-    """An envelope as a student reads it: a value JSON cannot carry (its keys, an int of over 4,300 digits)
-    is named as what the body returned, the value the setting shows, never the grader's marker."""
-    if type(result) is dict and values.anywhere(result.get("value"), values.is_marker):
-        return {**result, "value": _Named("<the value the tool's body returned, as above>")}
-    return result
+class _Named(str):
+    __repr__ = str.__str__  # py writes it as it reads, with no quotes
 
 
 def show_got(result: dict) -> str:
@@ -290,11 +286,7 @@ def show_got(result: dict) -> str:
     return got_text(result)
 
 
-def show(case: Case) -> Setting:
-    return show_table(case.table)
-
-
-CHECKLIST = Checklist(6, request_for, show, expected_runs, compare)
+CHECKLIST = Checklist(6, request_for, lambda case: show_table(case.table), expected_runs, compare)
 
 
 # ── the world the checks' cases are drawn from ───────────────────────────────
@@ -504,17 +496,6 @@ def expect_walks(case: Setup) -> list[tuple[list, dict]]:
     return expected
 
 
-def walked(result: dict) -> tuple[list, list] | None:
-    """(the spec's nodes the followed graph walked, in order; the updates of its call nodes), or None
-    when what came back is no record of a walk."""
-    got = result.get("value")
-    if type(got) is not dict or type(got.get("walks")) is not list:
-        return None
-    steps = [step for walk in got["walks"] if type(walk) is list for step in walk]
-    nodes = [step for step in steps if type(step) is list and len(step) == 2 and step[0] in NODES]
-    return [node for node, _ in nodes], [update for node, update in nodes if node == "call"]
-
-
 def holds(value: Any, text: str) -> bool:
     """Is the str `text` in value, a key or an item anywhere inside it?"""
     if type(value) is str:
@@ -527,18 +508,21 @@ def holds(value: Any, text: str) -> bool:
 
 
 def walk_problem(case: Setup, path: list, runs: dict, result: dict) -> str | None:
-    """What is wrong with the walk of one followed run, or None."""
+    """What is wrong with the walk of one followed run, or None. What comes back is the walks run made of the
+    graph, each a list of [node, its update]: of these, the spec's nodes are judged."""
     if "raised" in result:
         return f"run raised {result['raised']}"
-    record = walked(result)
-    if record is None:
+    got = result.get("value")
+    if type(got) is not dict or type(got.get("walks")) is not list:
         return "no record of a walk came back"
-    nodes, calls = record
+    steps = [step for walk in got["walks"] if type(walk) is list for step in walk]
+    steps = [step for step in steps if type(step) is list and len(step) == 2 and step[0] in NODES]
+    nodes = [node for node, _ in steps]
     if not nodes:
         return "run never invoked the graph that build_graph() gave"
     if nodes != path:
         return f"the graph walked {' -> '.join(nodes)}"
-    if runs and not any(holds(update, case.token) for update in calls):
+    if runs and not any(holds(update, case.token) for node, update in steps if node == "call"):
         return "no update of its call node holds what the tool's body returned"
     if result["runs"] != runs:
         return f"the tool's body ran {sum(result['runs'].values())} times"
@@ -769,26 +753,27 @@ REPEATS = (
 )
 
 
-def repeat_problem(state: dict, runs: dict, result: dict) -> str | None:
-    """6.5: where the trusted run gives up on a reason that came back, a module may give up sooner (its fix
-    could not help: use_default_region where the contract does not allow DEFAULT_REGION), never later: it
-    gives up after at most as many door calls, with the trusted reasons so far, no answer and no extra body run.
-    Giving up too soon for another cause is 6.3's to judge. Any other run is judged in full (run_problem)."""
-    reasons, got = state.get("reasons") or [], result.get("value")
-    repeated = state.get("status") == "gave_up" and len(reasons) > 1 and reasons[-1] in reasons[:-1]
-    if repeated and "raised" not in result and type(got) is dict:
-        calls = got.get("attempts")
-        sooner = (
-            type(calls) is int
-            and 1 <= calls <= state["attempts"]
-            and got.get("status") == "gave_up"
-            and got.get("answer") is None
-            and same_reasons(got.get("reasons"), reasons[:calls])
-            and all(ran <= runs.get(tool, 0) for tool, ran in result["runs"].items())
-        )
-        if sooner:
-            return None
-    return run_problem(state, runs, result)
+def judge_repeat(run: tuple, want: list, result: dict) -> tuple[str, str, str] | None:
+    """Where the trusted run gives up on a reason that came back, a module may give up sooner (its fix could
+    not help: use_default_region where the contract does not allow DEFAULT_REGION), never later: after at most
+    as many door calls, with the trusted reasons so far, no answer and no extra body run. Giving up too soon
+    for another cause is 6.3's to judge. Any other run is judged in full (judge_run)."""
+    (state, runs), got = want, result.get("value")
+    reasons = state.get("reasons") or []
+    gave_up_sooner = (
+        state.get("status") == "gave_up"
+        and len(reasons) > 1
+        and reasons[-1] in reasons[:-1]
+        and "raised" not in result
+        and type(got) is dict
+        and type(calls := got.get("attempts")) is int
+        and 1 <= calls <= state["attempts"]
+        and got.get("status") == "gave_up"
+        and got.get("answer") is None
+        and same_reasons(got.get("reasons"), reasons[:calls])
+        and all(ran <= runs.get(tool, 0) for tool, ran in result["runs"].items())
+    )
+    return None if gave_up_sooner else judge_run(run, want, result)
 
 
 @CHECKLIST.check(
@@ -796,7 +781,7 @@ def repeat_problem(state: dict, runs: dict, result: dict) -> str | None:
     points=2,
     examples=3,
     always=REPEATS,
-    compare=lambda case, expected, observation: compare(case, expected, observation, repeat_problem),
+    compare=lambda case, expected, observation: compare(case, expected, observation, judge_repeat),
 )
 def gives_up_on_repeats():
     """run gives up when the same reason comes back, or when the fix cannot help (no upgrade, a dotted field)
@@ -844,20 +829,22 @@ LIMIT_HINTS = {
 }
 
 
-def odd(how) -> bool:
-    """Is the run's max_attempts given, and not an int (a bool counts as none)?"""
-    limit = kwargs_of(how).get("max_attempts", MAX_ATTEMPTS)
-    return isinstance(limit, bool) or not isinstance(limit, int)
-
-
-def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
+def judge_limit(run: tuple, want: list, result: dict) -> tuple[str, str, str] | None:
     """Never more door calls than max_attempts, and a long run is never cut short; a max_attempts that is not
     an int makes no call and gives up at once, with a reason that names max_attempts."""
-    if unreadable := not_a_state(result):
-        return unreadable
+    (state, runs), limit = want, kwargs_of(run[1]).get("max_attempts", MAX_ATTEMPTS)
+    odd = isinstance(limit, bool) or not isinstance(limit, int)  # no int: Python counts a bool as one
+    if not (problem := not_a_state(result) or limit_problem(state, result, limit, odd)):
+        return None
+    raised = result.get("raised", "")
+    recursion = raised.startswith("GraphRecursionError") or "recursion_limit" in raised or "cut short" in problem
+    hint = LIMIT_HINTS["odd"] if odd else LIMIT_HINTS["recursion"] if recursion else ""
+    return problem, ODD_STATE if odd else show_state(state, runs), hint
+
+
+def limit_problem(state: dict, result: dict, limit, odd: bool) -> str | None:
     got = result["value"]
-    limit = kwargs_of(how).get("max_attempts", MAX_ATTEMPTS)
-    if odd(how):
+    if odd:
         wrong = not_given_up_at_once(got, naming="max_attempts") + ([] if not result["runs"] else ["body runs"])
         return f"{', '.join(wrong)} not as for a max_attempts that is not an int" if wrong else None
     calls = got["path"].count("call") if type(got.get("path")) is list else 0
@@ -872,27 +859,13 @@ def limit_problem(state: dict, runs: dict, result: dict, how) -> str | None:
     return None
 
 
-def compare_limit(case: Case, expected: list, observation: dict) -> Mismatch | None:
-    runs_judged = zip(case.runs, expected, observation["results"], strict=False)
-    for at, ((req, how, shared), (state, runs), result) in enumerate(runs_judged):
-        problem = limit_problem(state, runs, result, how)
-        if not problem:
-            continue
-        raised = result.get("raised", "")
-        recursion = raised.startswith("GraphRecursionError") or "recursion_limit" in raised or "cut short" in problem
-        return Mismatch(
-            call_text(req, how, shared),
-            ODD_STATE if odd(how) else show_state(state, runs),
-            f"{show_got(result)} ({problem})",
-            LIMIT_HINTS["odd"] if odd(how) else LIMIT_HINTS["recursion"] if recursion else "",
-            exception=exception_name(result),
-            problem=problem,
-            at=at,
-        )
-    return None
-
-
-@CHECKLIST.check(number=6, points=2, examples=3, always=LIMITED, compare=compare_limit)
+@CHECKLIST.check(
+    number=6,
+    points=2,
+    examples=3,
+    always=LIMITED,
+    compare=lambda case, expected, observation: compare(case, expected, observation, judge_limit),
+)
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default); one that is not an int makes none
 
@@ -925,23 +898,12 @@ ODD_REQUESTS = (
 )
 
 
-def judge_state(case: Case, observation: dict) -> Mismatch | None:
+def judge_form(run: tuple, want: None, result: dict) -> tuple[str, str, str] | None:
     """Every field the spec names is in the state, and the path is a walk through the graph."""
-    for at, ((req, how, shared), result) in enumerate(zip(case.runs, observation["results"], strict=False)):
-        got = result.get("value")
-        if result.get("raised", "").startswith("GraphRecursionError"):
-            continue  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
-        problem = not_a_state(result) or _state_problem(got)
-        if problem:
-            return Mismatch(
-                call_text(req, how, shared),
-                STATE_FORM,
-                f"{show_got(result)} ({problem})",
-                exception=exception_name(result),
-                problem=problem,
-                at=at,
-            )
-    return None
+    if result.get("raised", "").startswith("GraphRecursionError"):
+        return None  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
+    problem = not_a_state(result) or _state_problem(result["value"])
+    return (problem, STATE_FORM, "") if problem else None
 
 
 def _state_problem(got: dict) -> str | None:
@@ -975,7 +937,7 @@ def odd_or_not(d) -> Case:
     number=7,
     points=2,
     examples=4,
-    **without_oracle(judge_state),
+    **without_oracle(lambda case, observation: compare(case, None, observation, judge_form)),
     always=(Case(stock_table(STOCK_ARGS, "good", None), tuple((req, {}, False) for req in ODD_REQUESTS)),),
 )
 def keeps_the_state():
@@ -1005,7 +967,7 @@ FIX_TABLE = {
     "lone": entry(args=FIX_ARGS, returns=RETURNS),
 }
 BASE = {"sku": "A-100", "region": "seoul", "limit": 1}
-# What a fix's state holds after one failed call (fix_state): a failure's smaller case may hold fewer.
+# What a fix's state holds after one failed call (request_for_fixes): a failure's smaller case may hold fewer.
 STATE_PARTS = ("request", "tool", "args", "result", "reasons", "path", "attempts")
 
 
@@ -1044,26 +1006,21 @@ class Fixes:
         return {tool: entry(args=specs, upgrade=upgrades.get(tool)) for tool in FIX_TABLE if tool in tools}
 
 
-def fix_state(tool: str, args, reason: str, keys: tuple = STATE_PARTS) -> dict:
-    """The state a fix is handed after one failed call, as the graph's fix node hands it; of `keys` alone."""
-    state = {
-        "request": {"tool": tool, "args": args},
-        "tool": tool,
-        "args": args,
-        "result": {"ok": False, "value": None, "error": reason},
-        "reasons": [reason],
-        "path": ["pick", "call"],
-        "attempts": 1,
-    }
-    return {key: part for key, part in state.items() if key in keys}
-
-
 def request_for_fixes(case: Fixes) -> dict:
-    """Each fix called with its state, kept: the state's args as the fix left them come back too."""
-    calls = [
-        call(["FIXES", key], fix_state(tool, args, reason, case.state), kept=True)
-        for key, tool, args, reason in case.calls
-    ]
+    """Each fix called with the state the graph's fix node hands it after one failed call (its keys of
+    case.state alone), kept: the state's args as the fix left them come back too."""
+    calls = []
+    for key, tool, args, reason in case.calls:
+        state = {
+            "request": {"tool": tool, "args": args},
+            "tool": tool,
+            "args": args,
+            "result": {"ok": False, "value": None, "error": reason},
+            "reasons": [reason],
+            "path": ["pick", "call"],
+            "attempts": 1,
+        }
+        calls.append(call(["FIXES", key], {part: state[part] for part in state if part in case.state}, kept=True))
     return request(6, case.table, calls)
 
 
@@ -1128,35 +1085,26 @@ def _nan_repaired(tool: str, args, reason: str, after) -> bool:
 
 
 def compare_fixes(case: Fixes, expected: list, observation: dict) -> Mismatch | None:
-    for at, (fixed, want, kept) in enumerate(zip(case.calls, expected, observation["results"], strict=False)):
-        key, tool, args, reason = fixed
+    """The first fix that answered wrong, or changed the args it was handed, with its call and the tool it
+    reads written out (for a failure alone: the tool is cut from the table)."""
+    judged = zip(case.calls, expected, observation["results"], strict=False)
+    for at, ((key, tool, args, reason), want, kept) in enumerate(judged):
         result, left = unkept(kept)
         if left is not None and not values.same(left, args):
-            shown = f"state['args'] as it was: {py(args, 10**4)}"
-            return fix_failed(case, at, shown, f"state['args'] became {py(left, 10**4)}", FIX_HINTS["in place"])
-        if fix_problem(tool, args, reason, want, result):
-            hint = fix_hint(key, args, reason, want, result)
-            return fix_failed(case, at, fix_shown(tool, want), got_text(result), hint, exception_name(result))
+            shown, got = f"state['args'] as it was: {py(args, 10**4)}", f"state['args'] became {py(left, 10**4)}"
+            hint, exception = FIX_HINTS["in place"], ""
+        elif fix_problem(tool, args, reason, want, result):
+            shown, got = fix_shown(tool, want), got_text(result)
+            hint, exception = fix_hint(key, args, reason, want, result), exception_name(result)
+        else:
+            continue
+        asked = (
+            f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
+            f"state['result']['error'] = {reason!r}"
+        )
+        setting = show_table({tool: case.table[tool]}, ("args", "upgrade"))
+        return Mismatch(asked, shown, got, hint, setting, exception=exception, at=at)
     return None
-
-
-def fix_failed(case: Fixes, at: int, expected: str, got: str, hint: str, exception: str = "") -> Mismatch:
-    """The wrong answer of the case's fix `at`, with its call and the tool it reads written out (for a failure
-    alone: the tool is cut from the table)."""
-    key, tool, args, reason = case.calls[at]
-    asked = (
-        f"FIXES[{key!r}](state)  # state['tool'] = {tool!r}, state['args'] = {py(args, 10**4)}, "
-        f"state['result']['error'] = {reason!r}"
-    )
-    return Mismatch(
-        asked,
-        expected,
-        got,
-        hint,
-        show_table({tool: case.table[tool]}, ("args", "upgrade")),
-        exception=exception,
-        at=at,
-    )
 
 
 def fix_shown(tool: str, want: dict) -> str:
