@@ -14,6 +14,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from functools import partial
 from itertools import repeat
 from typing import Any
 
@@ -159,7 +160,6 @@ def same_reason(got: Any, want: str | None) -> bool:
 
 
 def same_reasons(got: Any, want: list) -> bool:
-    """The reasons of a run, each in a spelling the earlier stages accept (same_reason), in order."""
     return type(got) is list and len(got) == len(want) and all(map(same_reason, got, want))
 
 
@@ -210,12 +210,21 @@ def texts_of(value: Any) -> list[str]:
 
 
 def judge_run(run: tuple, want: list, result: dict) -> tuple[str, str, str] | None:
-    """A run judged in full (run_problem): None, or (what is wrong, the trusted state shown, the hint)."""
+    """A run judged in full (run_problem): None, or (what is wrong, the trusted state shown, the hint).
+    Whichever check's case it is, a run's fixes are 6.3's lesson (fixing_hint), its memo and answer 6.2's."""
     req, _, shared = run
     state, runs = want
     if not (problem := run_problem(state, runs, result)):
         return None
-    return problem, show_state(state, runs), run_hint(req, shared, state, problem, result)
+    raised = result.get("raised", "")
+    if "OverflowError" in raised:
+        hint = SHARED_HINTS["huge"]
+    elif shared and "body runs" in problem:
+        hint = ANSWER_HINTS["memo"]
+    else:
+        fixing = "raises" not in state and type(result.get("value")) is dict
+        hint = (fixing and fixing_hint(req, state, result["value"])) or answer_hint(state, problem, raised)
+    return problem, show_state(state, runs), hint
 
 
 def compare(case: Case, expected: list | None, observation: dict, judge=judge_run) -> Mismatch | None:
@@ -236,18 +245,6 @@ def compare(case: Case, expected: list | None, observation: dict, judge=judge_ru
                 at=at,
             )
     return None
-
-
-def run_hint(req, shared: bool, state: dict, problem: str, result: dict) -> str:
-    """The hint for what was observed of one run; "" keeps the check's own. Whichever check's case it is, a
-    run's fixes are 6.3's lesson (fixing_hint) and its memo and answer 6.2's (answer_hint)."""
-    raised = result.get("raised", "")
-    if "OverflowError" in raised:
-        return SHARED_HINTS["huge"]
-    if shared and "body runs" in problem:
-        return ANSWER_HINTS["memo"]
-    fixing = "raises" not in state and type(result.get("value")) is dict
-    return (fixing and fixing_hint(req, state, result["value"])) or answer_hint(state, problem, raised)
 
 
 def _field(reason: str) -> str:
@@ -315,9 +312,8 @@ BODIES: dict[str, list[dict[str, Any]]] = {
     "huge_int": [{"return": {"sku": "A-100", "rows": [_ROW], "total": {"$power": [10, 4300]}}}],
 }
 # The answer's own bodies are 6.2's fixed cases alone: a draw of another check never meets them.
-DRAWN_BODIES = tuple(
-    body for body in BODIES if body not in ("accented", "quoted", "mixed_keys", "holds_itself", "huge_int")
-)
+ANSWER_BODIES = ("accented", "quoted", "mixed_keys", "holds_itself", "huge_int")
+DRAWN_BODIES = tuple(body for body in BODIES if body not in ANSWER_BODIES)
 
 # The arg names a world's contracts use: far apart, so a misspelling is close to one only.
 LONG_NAMES = ("region", "limit", "budget", "warehouse", "color")
@@ -382,7 +378,6 @@ UNFIXABLE = ("missing", "type", "color", "tool")
 
 
 def stock_table(contract: dict, body: str, upgrade: str | None) -> dict:
-    """The tool "stock" answering with BODIES[body], and its upgrade "stock_v2" answering with BODIES[upgrade]."""
     table = {"stock": entry(args=contract, returns=RETURNS, body=BODIES[body], upgrade="stock_v2" if upgrade else None)}
     if upgrade:
         table["stock_v2"] = entry(args=contract, returns=RETURNS, body=BODIES[upgrade])
@@ -393,9 +388,8 @@ def stock_table(contract: dict, body: str, upgrade: str | None) -> dict:
 def worlds(
     d, faults: tuple[str, ...], body: str, upgrade: str | None, seoul: bool = True, limits=None, runs: int = 1
 ) -> Case:
-    """The tool "stock" (body `body`; upgrade "stock_v2" with body `upgrade`, if any), and runs of
-    requests to it, each with every fault of `faults` put in; each run's max_attempts drawn from `limits`
-    (None for the default, or one of 3, 4 and 5)."""
+    """The tool "stock" (body `body`; upgrade "stock_v2" with body `upgrade`, if any), and runs of requests to
+    it, each with every fault of `faults` put in; each run's max_attempts drawn from `limits`."""
     limits = st.sampled_from([None, 3, 4, 5]) if limits is None else limits
     regions = {draw.pick(d, ("busan", "jeju", "daegu"))} | ({"seoul"} if seoul else set())
     specs: dict[str, dict] = {
@@ -465,9 +459,7 @@ GRAPH_HINT = (
 
 @dataclass(frozen=True)
 class Setup:
-    """The constants, and the graph at work: its tool's body answers with `token` in its value."""
-
-    token: str
+    token: str  # the graph's tool's body answers with it in its value
 
 
 def graph_table(case: Setup) -> dict:
@@ -533,7 +525,7 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     # The skeleton imports both from agtool.contract; a module that defines its own is judged on its value.
     constants, runs = observation["results"][: len(CONSTANTS)], observation["results"][len(CONSTANTS) :]
     for at, ((name, want), result) in enumerate(zip(CONSTANTS, constants, strict=True)):
-        if type(result.get("value")) is not type(want) or result.get("value") != want:
+        if not values.same(result.get("value"), want):
             return Mismatch(
                 name, py(want), got_text(result), setting=Setting(), exception=exception_name(result), at=at
             )
@@ -574,11 +566,7 @@ def constants_and_graph():
 
 ANSWERED = (
     stock("good", None, (ASK, None), (ASK, 1)),
-    stock("accented", None, (ASK, None)),
-    stock("quoted", None, (ASK, None)),
-    stock("mixed_keys", None, (ASK, None)),
-    stock("holds_itself", None, (ASK, None)),
-    stock("huge_int", None, (ASK, None)),
+    *(stock(body, None, (ASK, None)) for body in ANSWER_BODIES),
     Case(stock_table(STOCK_ARGS, "good", None), ((ASK, {}, True), (ASK, {}, True), (ASK, {"max_attempts": 1}, True))),
 )
 ANSWER_HINTS = {
@@ -595,7 +583,7 @@ ANSWER_HINTS = {
 }
 
 
-def answer_hint(state: dict, problem: str, raised: str = "") -> str:
+def answer_hint(state: dict, problem: str, raised: str) -> str:
     """The answer's hint when the answer is what went wrong: its text, or a raise on a value JSON cannot show
     (`raised`: what run raised, if it did)."""
     if state.get("status") != "answered":
@@ -776,13 +764,7 @@ def judge_repeat(run: tuple, want: list, result: dict) -> tuple[str, str, str] |
     return None if gave_up_sooner else judge_run(run, want, result)
 
 
-@CHECKLIST.check(
-    number=5,
-    points=2,
-    examples=3,
-    always=REPEATS,
-    compare=lambda case, expected, observation: compare(case, expected, observation, judge_repeat),
-)
+@CHECKLIST.check(number=5, points=2, examples=3, always=REPEATS, compare=partial(compare, judge=judge_repeat))
 def gives_up_on_repeats():
     """run gives up when the same reason comes back, or when the fix cannot help (no upgrade, a dotted field)
 
@@ -801,9 +783,9 @@ CHAIN = {"tool": "stock", "args": {"sku": "D-400", "regoin": "mars", "limti": 5,
 HUGE_LIMIT = 2**40  # any int is a limit: run must not build anything of max_attempts' size
 # A run never cut short, at little cost: fifty invented names dropped one a call (all three contract args are
 # given, so none is renamed), then the answer: 51 door calls, 103 graph steps, past a fixed recursion limit of
-# 100 and LangGraph's default while the submission runs (25: grader/kit/boundary/runner.py; its own, 10,007, would take
-# 5,000 calls to reach: too dear to probe).
-LONG_CALLS = 51  # the fewest past a fixed limit of 100: the longest fixed case, a tenth of the stage's time
+# 100 and LangGraph's default while the submission runs (25: grader/kit/boundary/runner.py; its own, 10,007,
+# would take 5,000 calls to reach: too dear to probe).
+LONG_CALLS = 51  # the fewest past a fixed limit of 100: the longest fixed case
 LONG = {
     "tool": "stock",
     "args": {"sku": "A-100", "region": "seoul", "limit": 1, **{f"x{i}": i for i in range(LONG_CALLS - 1)}},
@@ -859,13 +841,7 @@ def limit_problem(state: dict, result: dict, limit, odd: bool) -> str | None:
     return None
 
 
-@CHECKLIST.check(
-    number=6,
-    points=2,
-    examples=3,
-    always=LIMITED,
-    compare=lambda case, expected, observation: compare(case, expected, observation, judge_limit),
-)
+@CHECKLIST.check(number=6, points=2, examples=3, always=LIMITED, compare=partial(compare, judge=judge_limit))
 def stops_at_the_limit():
     """run never makes more door calls than max_attempts (MAX_ATTEMPTS by default); one that is not an int makes none
 
@@ -1054,25 +1030,26 @@ def expect_fixes(case: Fixes) -> list:
 
 def fix_problem(tool: str, args, reason: str, want: dict, result: dict) -> bool:
     """Is what the fix gave wrong?"""
-    got = result.get("value")
+    got: Any = result.get("value")
     raised = "raised" in result
     helped = not raised and type(got) is dict and bool(got) and got.get("tool", tool) is not None
-    if want["fixed"] is not None:
-        after = [got.get("tool", tool), got.get("args", args)] if helped and type(got) is dict else None
-        gave_up = raised or got is None
-        if want["gives_up"] == "may":  # NaN: given up on, or set to any number within the bounds
-            return not (gave_up or (helped and _nan_repaired(tool, args, reason, after)))
-        return not (helped and values.same(after, want["fixed"]))
-    if want["gives_up"] == "none":
-        return raised or not (got is None or (type(got) is dict and "tool" in got and got["tool"] is None))
-    return helped
+    if want["fixed"] is None:
+        if want["gives_up"] == "none":
+            return raised or not (got is None or (type(got) is dict and "tool" in got and got["tool"] is None))
+        return helped
+    if not helped:  # given up on: right for a NaN alone
+        return not (want["gives_up"] == "may" and (raised or got is None))
+    after = [got.get("tool", tool), got.get("args", args)]
+    if want["gives_up"] == "may":  # NaN: or set to any number within the bounds
+        return not _nan_repaired(tool, args, reason, after)
+    return not values.same(after, want["fixed"])
 
 
-def _nan_repaired(tool: str, args, reason: str, after) -> bool:
+def _nan_repaired(tool: str, args, reason: str, after: list) -> bool:
     """Is `after` ([tool, args]) the same tool and args, but for the NaN field, now a number within its bounds?"""
     field = _field(reason)
     spec = FIX_ARGS.get(field, {})
-    if type(after) is not list or after[0] != tool or type(after[1]) is not dict:
+    if after[0] != tool or type(after[1]) is not dict:
         return False
     value, rest = after[1].get(field), {key: item for key, item in after[1].items() if key != field}
     within = (
