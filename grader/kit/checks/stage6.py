@@ -193,7 +193,7 @@ def answer_shows(answer, texts: list[str]) -> bool:
 
 def texts_of(value: Any) -> list[str]:
     """Every str of an ok value, keys and items at any depth (a list that holds itself once), sorted: the text
-    its answer shows. None where the value holds an int of over 4,300 digits: json.dumps, repr and str all
+    its answer shows; none where the value holds an int of over 4,300 digits: json.dumps, repr and str all
     refuse to write it, so no way of writing the value is the lesson's, and any sentence is right."""
     found: set[str] = set()
     todo, seen = [value], set()
@@ -461,9 +461,11 @@ GRAPH_HINT = (
 class Setup:
     token: str  # the graph's tool's body answers with it in its value
 
-
-def graph_table(case: Setup) -> dict:
-    return {"stock": entry(args=STOCK_ARGS, returns=RETURNS, body=[{"return": {"sku": case.token, "rows": [_ROW]}}])}
+    @property
+    def table(self) -> dict:
+        return {
+            "stock": entry(args=STOCK_ARGS, returns=RETURNS, body=[{"return": {"sku": self.token, "rows": [_ROW]}}])
+        }
 
 
 CONSTANTS = (("MAX_ATTEMPTS", MAX_ATTEMPTS), ("DEFAULT_REGION", DEFAULT_REGION))  # read first, in this order
@@ -472,7 +474,7 @@ CONSTANTS = (("MAX_ATTEMPTS", MAX_ATTEMPTS), ("DEFAULT_REGION", DEFAULT_REGION))
 def request_for_setup(case: Setup) -> dict:
     return request(
         6,
-        graph_table(case),
+        case.table,
         [call(name, get=True) for name, _ in CONSTANTS]
         + [call("run", req, follow="build_graph") for req in GRAPH_RUNS],
     )
@@ -480,7 +482,7 @@ def request_for_setup(case: Setup) -> dict:
 
 def expect_walks(case: Setup) -> list[tuple[list, dict]]:
     """Per run of GRAPH_RUNS, the trusted loop's path (the nodes the graph must walk) and its body runs."""
-    tools, bodies = parent_tools(graph_table(case))
+    tools, bodies = parent_tools(case.table)
     expected = []
     for req in GRAPH_RUNS:
         before = spies.runs(bodies)
@@ -551,7 +553,6 @@ def compare_setup(case: Setup, expected: list, observation: dict) -> Mismatch | 
     request=request_for_setup,
     expect=expect_walks,
     compare=compare_setup,
-    show=lambda case: show_table(graph_table(case)),
 )
 def constants_and_graph():
     """MAX_ATTEMPTS is 3, DEFAULT_REGION "seoul", and run walks build_graph()'s graph: pick, call, fix, answer, give_up
@@ -1129,12 +1130,11 @@ def fix_hint(key: str, args, reason: str, want: dict, result: dict) -> str:
         return FIX_HINTS["one bound"]
     if want["gives_up"] == "may":
         return FIX_HINTS["nan"]
-    region = got["args"].get("region") if type(got) is dict and type(got.get("args")) is dict else DEFAULT_REGION
-    if key == "args:allowed:region" and region != DEFAULT_REGION:
-        return FIX_HINTS["default region"].format(region=py(region))
+    after = got.get("args") if type(got) is dict else None
+    if key == "args:allowed:region" and type(after) is dict and after.get("region") != DEFAULT_REGION:
+        return FIX_HINTS["default region"].format(region=py(after.get("region")))
     if "." in field:
         return FIX_HINTS["dotted"]
-    after = got.get("args") if type(got) is dict else None
     if type(args) is not dict or type(after) is not dict:
         return ""
     for arg, value in args.items():
