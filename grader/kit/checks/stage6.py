@@ -117,8 +117,6 @@ def expected_runs(case: Case) -> list[list]:
 
 def run_problem(state: dict, runs: dict, result: dict) -> str | None:
     """What is wrong in an observed run, field by field, or None."""
-    if "raises" in state:
-        return picker_problem(state["raises"], runs, result)
     if unreadable := not_a_state(result):
         return unreadable
     got = result["value"]
@@ -222,7 +220,7 @@ def judge_run(run: tuple, want: list, result: dict) -> tuple[str, str, str] | No
     elif shared and "body runs" in problem:
         hint = ANSWER_HINTS["memo"]
     else:
-        fixing = "raises" not in state and type(result.get("value")) is dict
+        fixing = type(result.get("value")) is dict
         hint = (fixing and fixing_hint(req, state, result["value"])) or answer_hint(state, problem, raised)
     return problem, show_state(state, runs), hint
 
@@ -253,11 +251,6 @@ def _field(reason: str) -> str:
 
 
 def show_state(state: dict, runs: dict) -> str:
-    if "raises" in state:
-        return (
-            f"raises {state['raises']} (the picker's), or gives up at once (attempts 0, answer None) with a reason "
-            f"that names {state['raises']}; body runs: {sum(runs.values())} (the picker's)"
-        )
     shown = {key: state[key] for key in ("status", "attempts", "reasons", "tool", "args") if key in state}
     result = state["result"]
     if type(result) is dict and values.anywhere(result.get("value"), values.is_marker):
@@ -680,17 +673,16 @@ def fixes_what_it_can():
     args:allowed:region_code the region's fix; and a fix found but not applied: the fix node writes what
     the fix returns into the state, and its edge leads back to call.
     """
-    # Limits away from 6.6's boundary: a run of n calls takes 2n + 1 graph steps, so a recursion limit of
-    # max_attempts + 5 (too small for a long run) must still let these runs of at most 4 calls finish.
+
+    def world(faults: tuple[str, ...], body: str):
+        upgrade = None if body == "good" else "good"
+        # Limits away from 6.6's boundary: a run of n calls takes 2n + 1 graph steps, so a recursion limit of
+        # max_attempts + 5 (too small for a long run) must still let these runs of at most 4 calls finish.
+        limits = [None, 3, 4, 5] if len(faults) + (upgrade is not None) < 3 else [5, 6]
+        return worlds(faults, body, upgrade, limits=st.sampled_from(limits))
+
     return st.tuples(some(FIXABLE, 1, 2), st.sampled_from(["good", "too_big", "too_big_inside"])).flatmap(
-        lambda plan: worlds(
-            plan[0],
-            plan[1],
-            "good" if plan[1] != "good" else None,
-            limits=st.sampled_from([None, 3, 4, 5])
-            if len(plan[0]) + (plan[1] != "good") < 3
-            else st.sampled_from([5, 6]),
-        )
+        lambda plan: world(*plan)
     )
 
 
@@ -1254,22 +1246,35 @@ PICKS = (
 )
 
 
-def picker_problem(name: str, runs: dict, result: dict) -> str | None:
-    """A picker that raised `name`: its exception goes out of run, or the run gives up at once (no door
-    call, no answer) with a reason that names the exception's type. Either way no body but the picker's runs."""
+def judge_picker(run: tuple, want: list, result: dict) -> tuple[str, str, str] | None:
+    """A picker that raised: its exception goes out of run, or the run gives up at once (no door call, no
+    answer) with a reason that names the exception's type; either way no body but the picker's runs. A run
+    whose picker answered is judged in full (judge_run)."""
+    (state, runs), got = want, result.get("value")
+    if "raises" not in state:
+        return judge_run(run, want, result)
+    name = state["raises"]
     if result["runs"] != runs:
-        return "the bodies ran another number of times"
-    if "raised" in result:
-        return None if result["raised"].split(":")[0] == name else f"run raised, but not the picker's {name}"
-    got = result.get("value")
-    if type(got) is not dict:
-        return f"the picker's {name} must get out of run, or end it gave_up"
-    wrong = ", ".join(not_given_up_at_once(got, naming=name))
-    why = f"(it gets out of run, or the run gives up at once, attempts 0, with a reason that names {name})"
-    return f"{wrong} not as for a picker that raised {name} {why}" if wrong else None
+        problem = "the bodies ran another number of times"
+    elif "raised" in result:
+        problem = "" if result["raised"].split(":")[0] == name else f"run raised, but not the picker's {name}"
+    elif type(got) is not dict:
+        problem = f"the picker's {name} must get out of run, or end it gave_up"
+    elif wrong := ", ".join(not_given_up_at_once(got, naming=name)):
+        why = f"(it gets out of run, or the run gives up at once, attempts 0, with a reason that names {name})"
+        problem = f"{wrong} not as for a picker that raised {name} {why}"
+    else:
+        problem = ""
+    if not problem:
+        return None
+    shown = (
+        f"raises {name} (the picker's), or gives up at once (attempts 0, answer None) with a reason "
+        f"that names {name}; body runs: {sum(runs.values())} (the picker's)"
+    )
+    return problem, shown, SHARED_HINTS["huge"] if "OverflowError" in result.get("raised", "") else ""
 
 
-@CHECKLIST.check(number=9, points=2, examples=0, always=PICKS)
+@CHECKLIST.check(number=9, points=2, examples=0, always=PICKS, compare=partial(compare, judge=judge_picker))
 def uses_the_picker():
     """run(request, picker=...) calls picker(request) once instead of the rules; its exception leaves run or ends it
 
