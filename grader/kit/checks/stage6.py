@@ -871,11 +871,11 @@ def judge_form(run: tuple, want: None, result: dict) -> tuple[str, str, str] | N
     """Every field the spec names is in the state, and the path is a walk through the graph."""
     if result.get("raised", "").startswith("GraphRecursionError"):
         return None  # a loop that did not stop at max_attempts: 6.6's to judge, not the state's form
-    problem = not_a_state(result) or _state_problem(result["value"])
+    problem = not_a_state(result) or form_problem(result["value"])
     return (problem, STATE_FORM, "") if problem else None
 
 
-def _state_problem(got: dict) -> str | None:
+def form_problem(got: dict) -> str | None:
     missing = [key for key in STATE_KEYS if key not in got]
     if missing:
         return f"no {', '.join(missing)}"
