@@ -54,7 +54,7 @@ def value_failures(spec: dict, value: Any, field: str, every: bool) -> Iterator[
         yield f"type:{field}"
         if not every:
             return
-    if (typed or _is_number(value)) and not in_range(value, spec):
+    if (typed or isinstance(value, (int, float))) and not in_range(value, spec):
         yield f"range:{field}"
     if "allowed" in spec and not any(is_allowed(value, item) for item in spec["allowed"]):
         yield f"allowed:{field}"
@@ -63,10 +63,6 @@ def value_failures(spec: dict, value: Any, field: str, every: bool) -> Iterator[
     if typed and "items" in spec:  # each item as if it were the arg: named by its list
         for item in value:
             yield from value_failures(spec["items"], item, field, every)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float))
 
 
 def arg_reasons(contract: dict, args: dict) -> set[str]:

@@ -1,27 +1,13 @@
 """Stage 2 · check_args(name, args): the args checked against the contract, before the call.
 
-A case is a table (one tool, and a decoy only where reading TOOLS[name] is the point) and a few args
-dicts for that tool. Any reason naming a check that really fails is right (oracle.arg_reasons).
+A case is a table (one tool, and a decoy only where reading TOOLS[name] is the point) and a few args dicts
+for that tool; any reason naming a check that really fails is right (oracle.arg_reasons). One mistake costs
+one check: a check's cases hold both sides of its rule (what it refuses, and the edges it lets through) and
+are otherwise strictly valid and away from every other rule's edges. Its fixed cases, tried under every
+seed, hold every edge of its rule, so a verdict never hangs on the seed; the draws only add.
 
-One mistake costs one check. Each check owns both sides of its rule: what the rule refuses, and the
-edges it lets through (2.5 refuses 0 for min 1 and accepts 1; 2.4 refuses True for an int and accepts
-10 for a float; 2.3 accepts an absent optional arg). Everything else in a check's cases is strictly
-valid and away from every other rule's edges (`cases`). 2.7's bad nested values each break two rules
-at once, so only a check that never looks inside misses them all. A check's fixed cases (tried under
-every seed) hold every edge of its rule, so a verdict never hangs on the seed; the draws only add.
-
-Where a case sits where two rules meet (a name that is no str inside a dict arg: 2.2 and 2.7; an item
-that breaks only its allowed list: 2.7 and 2.6), a control call of the other rule comes with it
-(`Case.controls`): the call is judged only when the control is answered right, so that a module that
-ignores the other rule altogether loses that rule's check alone.
-
-What every reasonable spelling shares is judged, not the reference's spelling, where nothing later
-reads the rest (`right_reason`): a name that is no str may follow unknown: as the student likes, so
-long as it names no field of the contract; an item may be named with its position after its list's
-name (points.1, points[1]).
-
-First what the whole stage shares; then a section a check, holding its fixed cases, the draw of its
-other cases, the hints only it gives, and the check.
+Stage 3 judges a result by the mirror-image rules with this module's shared parts. First what the whole
+stage shares; then a section a check: its fixed cases, the draw of its other cases, its hints, the check.
 """
 
 import re
@@ -61,13 +47,13 @@ class Case:
     tool: str
     calls: tuple[dict, ...]
     literal: bool = False  # the child interns the table's strs, as in a table written in Python
-    # (judged, control) pairs of call indexes: the control is another check's rule, never judged here,
-    # and the judged call counts only when the control's answer is right.
+    # (judged, control) pairs of call indexes, where a case sits where two rules meet: the control is the other
+    # check's rule, never judged here, and the judged call counts only when the control's answer is right, so
+    # that a module that ignores the other rule altogether loses that rule's check alone.
     controls: tuple = ()
 
     def keeps_form_of(self, original: "Case") -> bool:
-        """A smaller case (grader/kit/smaller.py) of one with controls keeps every call and control in place:
-        a judged call counts only beside its control."""
+        """A smaller case (grader/kit/smaller.py) of one with controls keeps every call and control in place."""
         return not original.controls or (len(self.calls), self.controls) == (len(original.calls), original.controls)
 
 
@@ -84,32 +70,32 @@ def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatc
     """The first judged call whose answer is no right reason (nor None where nothing fails), with its hint."""
     contract = values.decode(case.table[case.tool]["args"])
     results = observation["results"]
+    calls = [values.decode(given) for given in case.calls]
+    first = [first_reasons(contract, args, reasons) for args, reasons in zip(calls, expected, strict=True)]
+    right = [
+        right_reason(contract, args, reasons, value_of(result))
+        for args, reasons, result in zip(calls, first, results, strict=True)
+    ]
     skipped = {control for _, control in case.controls}
-    for judged, control in case.controls:
-        controlled = values.decode(case.calls[control])
-        if not right_reason(
-            contract, controlled, first_reasons(contract, controlled, expected[control]), value_of(results[control])
-        ):
-            skipped.add(judged)  # the other rule is not kept: that check's loss, not this one's
-    for at, (given, reasons, result) in enumerate(zip(case.calls, expected, results, strict=True)):
-        args = values.decode(given)
-        first = first_reasons(contract, args, reasons)
-        if at not in skipped and not right_reason(contract, args, first, value_of(result)):
-            real = right_reason(contract, args, reasons, value_of(result))  # a real failure, but not the first
-            return Mismatch(
-                f"check_args({case.tool!r}, {shown(given)})",
-                one_of(first),
-                got_text(result),
-                UNKNOWN_FIRST if real else advise(contract, args, first, result),
-                exception=exception_name(result),
-                at=at,
-            )
+    skipped |= {judged for judged, control in case.controls if not right[control]}  # the other rule's loss
+    for at, result in enumerate(results):
+        if at not in skipped and not right[at]:
+            real = right_reason(contract, calls[at], expected[at], value_of(result))  # a real failure, not the first
+            hint = UNKNOWN_FIRST if real else advise(contract, calls[at], first[at], result)
+            return mismatch("check_args", case, at, one_of(first[at]), result, hint)
     return None
 
 
-def shown(value: Any) -> str:
-    """value as Python a student pastes (py's runnable)."""
-    return py(value, 10_000, runnable=True)
+def mismatch(fn: str, case: Any, at: int, expected: str, result: dict, hint: str) -> Mismatch:
+    """The wrong answer to the case's call `at` (stage 3's too), its value written as Python a student pastes."""
+    return Mismatch(
+        f"{fn}({case.tool!r}, {py(case.calls[at], 10_000, runnable=True)})",
+        expected,
+        got_text(result),
+        hint,
+        exception=exception_name(result),
+        at=at,
+    )
 
 
 def show(case: Case) -> Setting:
@@ -120,6 +106,9 @@ CHECKLIST = Checklist(2, request_for, show, expect, compare)
 
 
 # ── what every reasonable spelling of a reason shares ────────────────────────
+# It is judged, not the reference's spelling, where nothing later reads the rest: an item may be named
+# with its position after its list's name (points.1, points[1]); a name that is no str may follow unknown:
+# as the student likes, so long as it names no field of the contract.
 
 _POSITION = re.compile(r"\[(\d+)\]")
 
@@ -133,22 +122,26 @@ def first_reasons(contract: dict, args: Any, reasons: list[str]) -> list[str]:
     return [reason for reason in reasons if reason in top] or reasons
 
 
-def right_reason(contract: dict, args: Any, reasons: list[str], got: Any) -> bool:
-    """Is `got` a right answer? A reason that really fails, read without the positions of list items;
-    or, where args hold a name that is no str, unknown:<anything> that names no field of the contract."""
+def reads_right(specs: dict, reasons: list[str], got: Any, part: str = "args") -> bool:
+    """Is `got` a reason that really fails (None where none does), read without the positions of list items?
+    part: as for without_positions (stage 3's right_reason is this one)."""
     if reason_ok(got, reasons):
         return True
     if not reasons or type(got) is not str or ":" not in got:
         return False
     kind, _, field = got.partition(":")
-    field = without_positions(contract, field)
-    if f"{kind}:{field}" in reasons:
-        return True
-    return (
-        kind == "unknown"
+    return f"{kind}:{without_positions(specs, field, part)}" in reasons
+
+
+def right_reason(contract: dict, args: Any, reasons: list[str], got: Any) -> bool:
+    """Is `got` a right answer? A reason that really fails, read without the positions of list items;
+    or, where args hold a name that is no str, unknown:<anything> that names no field of the contract."""
+    return reads_right(contract, reasons, got) or (
+        type(got) is str
+        and got.startswith("unknown:")
         and any(reason.startswith("unknown:") for reason in reasons)
         and holds_odd_name(contract, args)
-        and field not in field_paths(contract)
+        and without_positions(contract, got.removeprefix("unknown:")) not in field_paths(contract)
     )
 
 
@@ -217,10 +210,10 @@ def holds_odd_name(contract: dict, args: Any) -> bool:
 
 
 # ── the hint for what was observed ───────────────────────────────────────────
-# Chosen from the case, the expected reasons and the answer alone (no oracle), so the student
-# kit's public cases give the same hint; "" keeps the check's own. `advise` tells what went
-# wrong (a raise, a good value refused, a bad one let through, a reason naming the wrong field),
-# then the check of the reason at stake picks: its `*_hint(contract, args, field, passed)`.
+# Chosen from the case, the expected reasons and the answer alone (no oracle), so the student kit's public
+# cases give the same hint; "" keeps the check's own. `advise` tells what went wrong (a raise, a good value
+# refused, a bad one let through, a reason naming the wrong field), then the check of the reason at stake
+# picks: its `*_hint(specs, value, field, passed)` (stage 3's alike).
 
 RAISED = (
     "check_args answers with None or a reason, never an exception: check a value's type before you "
@@ -234,11 +227,7 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
     if "raised" in result:
         if result["raised"].startswith("TypeError") and holds_odd_name(contract, args):
             return UNKNOWN_HINTS["non-str name"]
-        if result["raised"].startswith("OverflowError") or any(
-            type(value) is int and value.bit_length() > 1024 for value in args.values()
-        ):
-            return RANGE_HINTS["huge int"]
-        return RAISED
+        return RANGE_HINTS["huge int"] if raised_on_huge(result, args) else RAISED
     nested = any("." in reason.split(":", 1)[1] for reason in reasons) or any(
         spec.get("properties") or spec.get("items") for spec in contract.values() if isinstance(spec, dict)
     )
@@ -252,16 +241,29 @@ def advise(contract: dict, args: dict, reasons: list[str], result: dict) -> str:
             return ""
         return HINT_OF[kind](contract, args, field, False)
     if got is None or type(got) is not str:  # a bad value passed
-        kinds = {reason.split(":", 1)[0] for reason in reasons}
-        if nested:
-            return NESTED_HINTS["nested"]
-        if len(kinds) != 1 or not kinds <= set(HINT_OF):
-            return ""
-        return HINT_OF[kinds.pop()](contract, args, reasons[0].split(":", 1)[1], True)
+        return NESTED_HINTS["nested"] if nested else hint_of_kind(HINT_OF, contract, args, reasons)
+    return NESTED_HINTS["path"] if nested and same_leaf(got, reasons) else ""
+
+
+def raised_on_huge(result: dict, value: dict) -> bool:
+    """Did the call raise OverflowError, or beside an int no float holds (stage 3's too)?"""
+    return result["raised"].startswith("OverflowError") or any(
+        type(item) is int and item.bit_length() > 1024 for item in value.values()
+    )
+
+
+def hint_of_kind(hints: dict[str, Callable], specs: dict, value: Any, reasons: list[str]) -> str:
+    """For a bad value let through (stage 3's too): the hint of its reasons' kind, "" where they have several."""
+    kinds = {reason.split(":", 1)[0] for reason in reasons}
+    if len(kinds) != 1 or not kinds <= set(hints):
+        return ""
+    return hints[kinds.pop()](specs, value, reasons[0].split(":", 1)[1], True)
+
+
+def same_leaf(got: str, reasons: list[str]) -> bool:
+    """Does the reason got end in the name a reason ends in (a field named by another path; stage 3's too)?"""
     tail = got.partition(":")[2].split(".")[-1]
-    if nested and any(reason.partition(":")[2].split(".")[-1] == tail for reason in reasons):
-        return NESTED_HINTS["path"]
-    return ""
+    return any(reason.partition(":")[2].split(".")[-1] == tail for reason in reasons)
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
@@ -336,6 +338,11 @@ WHERE = {"where": {"type": "dict", "properties": {"region": REGION}}}
 def one(args: dict, *calls: dict, tool: str = "t", **more: Any) -> Case:
     """One tool with these args, and the calls; more: the Case's literal or controls."""
     return Case({tool: entry(args=args)}, tool, calls, **more)
+
+
+def one_arg(name: str, spec: dict, *values: Any) -> Case:
+    """One tool with the one arg, called with each value."""
+    return one({name: spec}, *({name: value} for value in values))
 
 
 def stock(*calls: dict) -> Case:
@@ -533,15 +540,7 @@ HUGE = 10**400  # an int no float holds: float(HUGE) and math.isnan(HUGE) raise 
 RANGE_INCIDENTS = (
     one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
     one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
-    one(
-        {"x": {"type": "float", "min": 0.5, "max": 2.5}},
-        {"x": 0.25},
-        {"x": 3.0},
-        {"x": 0.5},
-        {"x": 2.5},
-        {"x": draw.NAN},
-        {"x": 2.5000001},
-    ),
+    one_arg("x", {"type": "float", "min": 0.5, "max": 2.5}, 0.25, 3.0, 0.5, 2.5, draw.NAN, 2.5000001),
     one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
     one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
     one(FLOAT, {"x": draw.NAN}, {"x": draw.INF}),

@@ -1,22 +1,10 @@
 """Stage 3 · check_result(name, value): what came back, checked against the returns spec.
 
-A case is a table (one tool, its returns spec) and a few values. Any reason that really fails is
-right (oracle.result_reasons); the spec fixes no order.
-
-One mistake costs one check. Each check owns both sides of its rule: what it refuses and the edges
-it lets through (3.5 refuses 3 items for max_len 2 and accepts 2; 3.3 refuses True for an int and
-accepts 10 for a float; 3.4 accepts 0, False and None, which are not empty). Everything else in a
-check's cases is strictly valid and away from every other rule's edges (`cases`). 3.7's bad items
-each break two rules at once, so only a check that never looks inside the items misses them all.
-A check's fixed cases (tried under every seed) hold every edge of its rule, items of items
-included, so a verdict never hangs on the seed.
-
-An item may be named with its position after its list's name (rows.1.qty, rows[1].qty): what every
-reasonable spelling shares is judged (stage 2's `without_positions`), since no later stage reads a
-field inside a list.
-
-First what the whole stage shares; then a section a check, holding its fixed cases, the draw of its
-other cases, the hints only it gives, and the check.
+Stage 2's mirror image, with its shared parts: a case is a table (one tool, its returns spec) and a few
+values, any reason that really fails is right (oracle.result_reasons; the spec fixes no order), an item may
+be named with its position (rows.1.qty, rows[1].qty: no later stage reads a field inside a list), and one
+mistake costs one check. 3.7's bad items each break two rules at once, so only a check that never looks
+inside the items misses them all; its fixed cases hold items of items too.
 """
 
 from collections.abc import Callable
@@ -33,18 +21,17 @@ from grader.kit.checks.common import (
     call,
     entry,
     expect_reasons,
-    got_text,
     one_of,
     plant_range,
-    reason_ok,
     request,
     safe_values,
     show_table,
     value_of,
 )
+from grader.kit.checks.stage2 import HUGE, mismatch
 from grader.kit.oracle_access import oracle
 from grader.kit.pasteable import Setting
-from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
+from grader.kit.probing import Checklist, Mismatch, without_oracle
 
 # ── the stage's case, request, judge and show ───────────────────────────────
 
@@ -69,30 +56,14 @@ def compare(case: Case, expected: list[list[str]], observation: dict) -> Mismatc
     returns = values.decode(case.table[case.tool]["returns"])
     for at, (given, reasons, result) in enumerate(zip(case.calls, expected, observation["results"], strict=True)):
         if not right_reason(returns, reasons, value_of(result)):
-            return _mismatch(case, at, one_of(reasons), result, advise(returns, values.decode(given), reasons, result))
+            hint = advise(returns, values.decode(given), reasons, result)
+            return mismatch("check_result", case, at, one_of(reasons), result, hint)
     return None
 
 
 def right_reason(returns: dict, reasons: list[str], got) -> bool:
     """A reason that really fails, read without the positions of list items (rows.1.qty is rows.qty)."""
-    if reason_ok(got, reasons):
-        return True
-    if not reasons or type(got) is not str or ":" not in got:
-        return False
-    kind, _, field = got.partition(":")
-    return f"{kind}:{stage2.without_positions(returns, field, 'returns')}" in reasons
-
-
-def _mismatch(case: Case, at: int, expected: str, result: dict, hint: str) -> Mismatch:
-    """The wrong answer to the case's call `at`."""
-    return Mismatch(
-        f"check_result({case.tool!r}, {stage2.shown(case.calls[at])})",
-        expected,
-        got_text(result),
-        hint,
-        exception=exception_name(result),
-        at=at,
-    )
+    return stage2.reads_right(returns, reasons, got, "returns")
 
 
 def show(case: Case) -> Setting:
@@ -103,9 +74,7 @@ CHECKLIST = Checklist(3, request_for, show, expect, compare)
 
 
 # ── the hint for what was observed ───────────────────────────────────────────
-# As stage 2's: from the case, the expected reasons and the answer alone (no oracle); "" keeps
-# the check's own. `advise` tells what went wrong, then the check of the reason at stake picks:
-# its `*_hint(returns, value, field, passed)`.
+# As stage 2's, its `*_hint(returns, value, field, passed)` named by HINT_OF.
 
 RAISED = (
     "check_result raised on a value a tool may send: it never raises. What it reads of a value "
@@ -126,11 +95,7 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
             for key, spec in returns.items()
         ):
             return ITEMS_HINTS["items"]
-        if result["raised"].startswith("OverflowError") or any(
-            type(item) is int and item.bit_length() > 1024 for item in value.values()
-        ):
-            return RANGE_HINTS["huge int"]
-        return RAISED
+        return RANGE_HINTS["huge int"] if stage2.raised_on_huge(result, value) else RAISED
     if not reasons:  # a good value was refused: at which edge of the rule it named?
         if type(got) is not str or not isinstance(value, dict):
             return ""
@@ -140,10 +105,8 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
         if field == "result" or field not in returns:
             return EXTRA_KEYS if set(value) - set(returns) else ""
         return HINT_OF[kind](returns, value, field, False) if kind in HINT_OF else ""
-    if type(got) is str and "." in "".join(reasons):
-        tail = got.partition(":")[2].split(".")[-1]
-        if any(reason.partition(":")[2].split(".")[-1] == tail for reason in reasons):
-            return ITEMS_HINTS["path"]
+    if type(got) is str and "." in "".join(reasons) and stage2.same_leaf(got, reasons):
+        return ITEMS_HINTS["path"]
     if got is not None:
         return ""
     if "shape:result" in reasons:  # a bad value was let through: whose rule?
@@ -152,10 +115,7 @@ def advise(returns: dict, value, reasons: list[str], result: dict) -> str:
         reason.startswith("shape:") and "items" in returns.get(reason.removeprefix("shape:"), {}) for reason in reasons
     ):
         return ITEMS_HINTS["items"]
-    kinds = {reason.split(":", 1)[0] for reason in reasons}
-    if len(kinds) != 1 or not kinds <= set(HINT_OF):
-        return ""
-    return HINT_OF[kinds.pop()](returns, value if isinstance(value, dict) else {}, reasons[0].split(":", 1)[1], True)
+    return stage2.hint_of_kind(HINT_OF, returns, value if isinstance(value, dict) else {}, reasons)
 
 
 # ── drawing cases ────────────────────────────────────────────────────────────
@@ -212,8 +172,8 @@ ROW = {"region": "seoul", "qty": 5}
 JEJU = {"sku": "A-100", "region": "jeju"}
 
 
-def one(returns: dict, *values, tool: str = "t") -> Case:
-    return Case({tool: entry(returns=returns)}, tool, values)
+def one(returns: dict, *values) -> Case:
+    return Case({"t": entry(returns=returns)}, "t", values)
 
 
 def stock(*values) -> Case:
@@ -452,7 +412,6 @@ def refuses_long_lists():
 
 # ── 3.6 · ranges ─────────────────────────────────────────────────────────────
 
-HUGE = 10**400  # an int no float holds
 RANGE_INCIDENTS = (
     one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
     one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
@@ -628,9 +587,11 @@ def judge_never_raises(case: Case, observation: dict) -> Mismatch | None:
         # 3.8's Touchy values all sit beside a broken rule: a reason is right, or the TypeError, never None
         if values.anywhere(value, lambda part: values.tagged(part) == "$touchy"):
             if "raised" not in result and type(result["value"]) is not str:
-                return _mismatch(case, at, "a reason (the value breaks a rule), or a TypeError", result, UNCHECKED)
+                return mismatch(
+                    "check_result", case, at, "a reason (the value breaks a rule), or a TypeError", result, UNCHECKED
+                )
         elif "raised" in result or not (result["value"] is None or type(result["value"]) is str):
-            return _mismatch(case, at, "None or a reason, never an exception", result, "")
+            return mismatch("check_result", case, at, "None or a reason, never an exception", result, "")
     return None
 
 
