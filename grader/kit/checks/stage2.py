@@ -313,7 +313,6 @@ def cases(d, *mistakes: str) -> Case:
     calls = []
     for _ in range(d(st.integers(1, 3))):
         args = safe_values(d, {name: spec for name, spec in contract.items() if name not in carried})
-        args = {name: args[name] for name in contract if name in args}  # the contract's order
         for name, bad_value in carried.items():
             if bad_value:
                 args[name] = bad_value(d)
@@ -376,7 +375,7 @@ GOOD_INCIDENTS = (
         {"s": "A-100", "i": 3, "f": 2.5, "b": True, "l": [1, "a"], "d": {"k": 1}},
     ),
     # a dict subclass is a dict (json.loads(..., object_pairs_hook=OrderedDict)), in args as in results
-    one({"d": {"type": "dict"}}, {"d": {"$ordered": [["k", 1]]}}),
+    one_arg("d", {"type": "dict"}, {"$ordered": [["k", 1]]}),
     one({}, {}),
     Case({"budget": entry(args=BUDGET_ARGS), "stock_lookup": entry(args=STOCK_ARGS)}, "stock_lookup", (GOOD,)),
     one({"l": {"type": "list"}, "v": {"type": "any"}}, {"l": {"$cycle": [1]}, "v": {"$cycle": ["a"]}}),  # holds itself
@@ -444,9 +443,9 @@ MISSING_INCIDENTS = (
         {"n": {"type": "int"}, "b": {"type": "bool"}, "s": {"type": "str"}, "l": {"type": "list"}},
         {"n": 0, "b": False, "s": "", "l": []},
     ),
-    one({"s": {"type": "str"}}, {"s": None}),
-    one({"n": {"type": "int", "required": False}}, {"n": None}),
-    one({"v": {"type": "any"}}, {"v": None}),
+    one_arg("s", {"type": "str"}, None),
+    one_arg("n", {"type": "int", "required": False}, None),
+    one_arg("v", {"type": "any"}, None),
 )
 MISSING_HINTS = {
     "missing": 'A required arg (required is True unless the spec says "required": False) that is absent is '
@@ -480,17 +479,16 @@ def refuses_missing_args():
 
 # ── 2.4 · types ──────────────────────────────────────────────────────────────
 
-FLOAT = {"x": {"type": "float"}}
 TYPE_INCIDENTS = (
-    one({"n": {"type": "int"}}, {"n": True}, {"n": 2.0}, {"n": "2"}, {"n": [1]}),
-    one(FLOAT, {"x": True}, {"x": "1.5"}, {"x": [1.5]}),
-    one({"x": {"type": "float", "min": 0, "max": 100}}, {"x": 10}, {"x": 0.5}),
-    one(FLOAT, {"x": 10}, {"x": -3}),
-    one({"b": {"type": "bool"}}, {"b": 1}, {"b": "true"}, {"b": 1.0}),
-    one({"s": {"type": "str"}}, {"s": 1}, {"s": True}, {"s": ["a"]}),
-    one({"l": {"type": "list"}}, {"l": {"$tuple": [1, 2]}}, {"l": "ab"}, {"l": {"a": 1}}),
-    one({"d": {"type": "dict"}}, {"d": [1]}, {"d": "x"}, {"d": [["a", 1]]}),
-    one({"v": {"type": "any"}}, {"v": True}, {"v": "x"}, {"v": [1]}, {"v": {"$tuple": [1]}}, {"v": {"a": None}}),
+    one_arg("n", {"type": "int"}, True, 2.0, "2", [1]),
+    one_arg("x", {"type": "float"}, True, "1.5", [1.5]),
+    one_arg("x", {"type": "float", "min": 0, "max": 100}, 10, 0.5),
+    one_arg("x", {"type": "float"}, 10, -3),
+    one_arg("b", {"type": "bool"}, 1, "true", 1.0),
+    one_arg("s", {"type": "str"}, 1, True, ["a"]),
+    one_arg("l", {"type": "list"}, {"$tuple": [1, 2]}, "ab", {"a": 1}),
+    one_arg("d", {"type": "dict"}, [1], "x", [["a", 1]]),
+    one_arg("v", {"type": "any"}, True, "x", [1], {"$tuple": [1]}, {"a": None}),
 )
 TYPE_HINTS = {
     "type": 'A value of the wrong type is type:<arg>: "2" is not a number, a tuple is not a list.',
@@ -538,13 +536,13 @@ def refuses_wrong_types():
 
 HUGE = 10**400  # an int no float holds: float(HUGE) and math.isnan(HUGE) raise OverflowError
 RANGE_INCIDENTS = (
-    one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
-    one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
+    one_arg("n", {"type": "int", "min": 2}, 1, 2),
+    one_arg("n", {"type": "int", "max": 5}, 6, 5),
     one_arg("x", {"type": "float", "min": 0.5, "max": 2.5}, 0.25, 3.0, 0.5, 2.5, draw.NAN, 2.5000001),
-    one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
-    one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
-    one(FLOAT, {"x": draw.NAN}, {"x": draw.INF}),
-    one({"v": {"type": "any"}}, {"v": draw.NAN}),
+    one_arg("x", {"type": "float", "min": 1.5}, draw.NAN, 1.25, -draw.INF, 1.5),
+    one_arg("x", {"type": "float", "max": 100}, draw.NAN, draw.INF, 100.0),
+    one_arg("x", {"type": "float"}, draw.NAN, draw.INF),
+    one_arg("v", {"type": "any"}, draw.NAN),
     # ints no float holds: compared as they are, never a crash; for the float arg x, the control
     # (an int for a float) is 2.4's
     one(
@@ -607,12 +605,12 @@ def refuses_out_of_range():
 # ── 2.6 · allowed values ─────────────────────────────────────────────────────
 
 ALLOWED_INCIDENTS = (
-    one({"region": REGION}, {"region": "mars"}, {"region": "Seoul"}, {"region": "seoul "}, {"region": "jeju"}),
-    one({"n": {"type": "int", "allowed": [1, 2, 4]}}, {"n": 3}, {"n": 4}),
-    one({"x": {"type": "float", "allowed": [0.5, 1.5]}}, {"x": 1.0}),
+    one_arg("region", REGION, "mars", "Seoul", "seoul ", "jeju"),
+    one_arg("n", {"type": "int", "allowed": [1, 2, 4]}, 3, 4),
+    one_arg("x", {"type": "float", "allowed": [0.5, 1.5]}, 1.0),
     # bool is never an int, in an allowed list too: True == 1 in Python, yet True is not allowed where 1 is
-    one({"v": {"type": "any", "allowed": [1, "a"]}}, {"v": True}, {"v": 1}, {"v": "a"}),
-    one({"v": {"type": "any", "allowed": [True]}}, {"v": 1}, {"v": 1.0}, {"v": True}),
+    one_arg("v", {"type": "any", "allowed": [1, "a"]}, True, 1, "a"),
+    one_arg("v", {"type": "any", "allowed": [True]}, 1, 1.0, True),
     stock({**GOOD, "region": "mars"}),
 )
 ALLOWED_HINTS = {
@@ -687,29 +685,25 @@ NESTED_INCIDENTS = (
         tool="search",
         literal=True,
     ),
-    one(
-        {"grid": {"type": "list", "items": {"type": "list", "items": QTY}}},
-        {"grid": [[5, 6], [50]]},
-        {"grid": [[5], ["x", 500]]},
+    one_arg("grid", {"type": "list", "items": {"type": "list", "items": QTY}}, [[5, 6], [50]], [[5], ["x", 500]]),
+    one_arg(
+        "rows",
+        {"type": "list", "items": {"type": "dict", "properties": {"region": REGION, "qty": QTY}}},
+        [{"region": "busan", "qty": 5}],
+        [{"region": "busan", "qty": 5}, {"region": "mars", "qty": "x"}],
     ),
-    one(
-        {"rows": {"type": "list", "items": {"type": "dict", "properties": {"region": REGION, "qty": QTY}}}},
-        {"rows": [{"region": "busan", "qty": 5}]},
-        {"rows": [{"region": "busan", "qty": 5}, {"region": "mars", "qty": "x"}]},
-    ),
-    one(
+    one_arg(
+        "where",
         {
-            "where": {
-                "type": "dict",
-                "properties": {
-                    "skus": {"type": "list", "items": QTY},
-                    "inner": {"type": "dict", "properties": {"qty": QTY}},
-                },
-            }
+            "type": "dict",
+            "properties": {
+                "skus": {"type": "list", "items": QTY},
+                "inner": {"type": "dict", "properties": {"qty": QTY}},
+            },
         },
-        {"where": {"skus": [5], "inner": {"qty": 5}}},
-        {"where": {"skus": ["x", 500], "inner": {"qty": 5}}},
-        {"where": {"skus": [5], "inner": {"qty": "x", "extra": 1}}},
+        {"skus": [5], "inner": {"qty": 5}},
+        {"skus": ["x", 500], "inner": {"qty": 5}},
+        {"skus": [5], "inner": {"qty": "x", "extra": 1}},
     ),
     # items that break their allowed list alone, at every depth; the control (a top-level allowed
     # arg) is 2.6's: a module that checks allowed nowhere loses 2.6, not this check too
@@ -737,8 +731,7 @@ def nested(d) -> Case:
     inside it that breaks two rules at once; beside safe args."""
     shape = draw.pick(d, ("dict", "list", "list of lists", "list of dicts"))
     bad = d(draw.BOOL)
-    inner = QTY
-    properties = {"region": REGION, "qty": inner}
+    properties = {"region": REGION, "qty": QTY}
     good_dict = {"region": "busan", "qty": 50}
     value: Any  # the arg's value: a dict or a list, by shape
     bad_dict = draw.pick(
@@ -752,7 +745,7 @@ def nested(d) -> Case:
         if bad:
             value.insert(d(st.integers(0, len(value))), bad_dict)
     else:
-        spec = {"type": "list", "items": inner}
+        spec = {"type": "list", "items": QTY}
         value = [d(st.integers(2, 89)) for _ in range(d(st.integers(1, 3)))]
         if bad:
             value[d(st.integers(0, len(value))) : 0] = ["x", 500]

@@ -176,6 +176,11 @@ def one(returns: dict, *values) -> Case:
     return Case({"t": entry(returns=returns)}, "t", values)
 
 
+def one_key(key: str, spec: dict, *items) -> Case:
+    """One tool whose returns have the one key, and a value holding each item under it."""
+    return one({key: spec}, *({key: item} for item in items))
+
+
 def stock(*values) -> Case:
     return Case({"stock_lookup": entry(returns=LAB_RETURNS)}, "stock_lookup", values)
 
@@ -263,14 +268,14 @@ def refuses_non_dicts():
 
 SHAPE_INCIDENTS = (
     one({"sku": {"type": "str"}}, {}),
-    one({"n": {"type": "int"}}, {"n": True}, {"n": "4개"}, {"n": 4.0}, {"n": None}, {"n": [1]}),
-    one({"x": {"type": "float"}}, {"x": True}, {"x": "1.5"}, {"x": None}),
-    one({"total": {"type": "float", "min": 0}}, {"total": 10}, {"total": 3}),
-    one({"s": {"type": "str"}}, {"s": 5}, {"s": None}, {"s": True}),
-    one({"b": {"type": "bool"}}, {"b": 1}, {"b": "true"}, {"b": None}),
-    one({"l": {"type": "list"}}, {"l": {"$tuple": [1]}}, {"l": "ab"}, {"l": {"a": 1}}),
-    one({"d": {"type": "dict"}}, {"d": [1]}, {"d": "x"}, {"d": [["a", 1]]}),
-    one({"v": {"type": "any"}}, {"v": True}, {"v": 5}, {"v": "x"}, {"v": [1]}, {"v": {"$tuple": [1]}}),
+    one_key("n", {"type": "int"}, True, "4개", 4.0, None, [1]),
+    one_key("x", {"type": "float"}, True, "1.5", None),
+    one_key("total", {"type": "float", "min": 0}, 10, 3),
+    one_key("s", {"type": "str"}, 5, None, True),
+    one_key("b", {"type": "bool"}, 1, "true", None),
+    one_key("l", {"type": "list"}, {"$tuple": [1]}, "ab", {"a": 1}),
+    one_key("d", {"type": "dict"}, [1], "x", [["a", 1]]),
+    one_key("v", {"type": "any"}, True, 5, "x", [1], {"$tuple": [1]}),
     eta({**JEJU, "days": "4개"}, {**JEJU, "days": True}, {"sku": "A-100", "days": 3}),
 )
 SHAPE_HINTS = {
@@ -317,13 +322,13 @@ def refuses_wrong_shapes():
 # ── 3.4 · empty values ───────────────────────────────────────────────────────
 
 EMPTY_INCIDENTS = (
-    one({"s": {"type": "str"}}, {"s": ""}),
+    one_key("s", {"type": "str"}, ""),
     one(
         {"l": {"type": "list"}, "d": {"type": "dict", "allow_empty": False}},
         {"l": [], "d": {"a": 1}},
         {"l": [1], "d": {}},
     ),
-    one({"v": {"type": "any"}}, {"v": ""}, {"v": []}, {"v": {}}),
+    one_key("v", {"type": "any"}, "", [], {}),
     one(
         {
             "s": {"type": "str", "allow_empty": True},
@@ -376,10 +381,10 @@ def refuses_empty_values():
 # ── 3.5 · long lists ─────────────────────────────────────────────────────────
 
 TOO_BIG_INCIDENTS = (
-    one({"l": {"type": "list", "max_len": 1}}, {"l": [1, 2]}, {"l": [1]}),
-    one({"l": {"type": "list", "max_len": 2}}, {"l": [1, 2, 3]}, {"l": [1, 2]}, {"l": [1] * 20}),
-    one({"l": {"type": "list", "max_len": 0}}, {"l": [1]}),
-    one({"rows": {"type": "list", "max_len": 2}}, {"rows": [ROW] * 20}),
+    one_key("l", {"type": "list", "max_len": 1}, [1, 2], [1]),
+    one_key("l", {"type": "list", "max_len": 2}, [1, 2, 3], [1, 2], [1] * 20),
+    one_key("l", {"type": "list", "max_len": 0}, [1]),
+    one_key("rows", {"type": "list", "max_len": 2}, [ROW] * 20),
 )
 TOO_BIG_HINTS = {
     "too_big": "A list longer than max_len is too_big:<key>.",
@@ -413,20 +418,13 @@ def refuses_long_lists():
 # ── 3.6 · ranges ─────────────────────────────────────────────────────────────
 
 RANGE_INCIDENTS = (
-    one({"n": {"type": "int", "min": 2}}, {"n": 1}, {"n": 2}),
-    one({"n": {"type": "int", "max": 5}}, {"n": 6}, {"n": 5}),
-    one(
-        {"x": {"type": "float", "min": 0.5, "max": 2.5}},
-        {"x": 0.25},
-        {"x": 3.0},
-        {"x": 0.5},
-        {"x": 2.5},
-        {"x": draw.NAN},
-    ),
-    one({"x": {"type": "float", "min": 1.5}}, {"x": draw.NAN}, {"x": 1.25}, {"x": -draw.INF}, {"x": 1.5}),
-    one({"x": {"type": "float", "max": 100}}, {"x": draw.NAN}, {"x": draw.INF}, {"x": 100.0}),
-    one({"x": {"type": "float"}}, {"x": draw.NAN}, {"x": draw.INF}),
-    one({"v": {"type": "any"}}, {"v": draw.NAN}),
+    one_key("n", {"type": "int", "min": 2}, 1, 2),
+    one_key("n", {"type": "int", "max": 5}, 6, 5),
+    one_key("x", {"type": "float", "min": 0.5, "max": 2.5}, 0.25, 3.0, 0.5, 2.5, draw.NAN),
+    one_key("x", {"type": "float", "min": 1.5}, draw.NAN, 1.25, -draw.INF, 1.5),
+    one_key("x", {"type": "float", "max": 100}, draw.NAN, draw.INF, 100.0),
+    one_key("x", {"type": "float"}, draw.NAN, draw.INF),
+    one_key("v", {"type": "any"}, draw.NAN),
     eta({**JEJU, "days": 72}, {**JEJU, "days": -1}, {**JEJU, "days": 14}),
     one(  # ints no float holds (float(HUGE) raises OverflowError): compared as they are
         {"days": {"type": "int", "min": 0, "max": 14}, "n": {"type": "int"}},
