@@ -402,7 +402,7 @@ def too_big_hint(returns: dict, value: dict, field: str, passed: bool) -> str:
 
 def _plant_too_big(d):
     spec = {"type": "list", "max_len": d(st.integers(1, 3))}
-    return spec, lambda d: [d(draw.LEAF) for _ in range(spec["max_len"] + d(st.integers(1, 5)))] or [1]
+    return spec, lambda d: [d(draw.LEAF) for _ in range(spec["max_len"] + d(st.integers(1, 5)))]
 
 
 @CHECKLIST.check(number=5, points=2, examples=4, always=TOO_BIG_INCIDENTS)
