@@ -728,7 +728,7 @@ NESTED_HINTS = {  # advise gives these itself: a nested field's reason names no 
 @st.composite
 def nested(d) -> Case:
     """A nested arg (a dict with properties, a list with items, items of items), good or with a value
-    inside it that breaks two rules at once; beside safe args."""
+    inside it that breaks two rules at once, so only a check that never looks inside misses it; beside safe args."""
     shape = draw.pick(d, ("dict", "list", "list of lists", "list of dicts"))
     bad = d(draw.BOOL)
     properties = {"region": REGION, "qty": QTY}
