@@ -1,18 +1,16 @@
 """Stage 1 · TOOLS and describe_tools(): what each tool takes and gives back, said once.
 
-The first checks read the student's own TOOLS (the lab's three tools, the
-upgrade link) and call its tool bodies, compared with agtool.inventory's; the
-last gives describe_tools() random tables and checks every schema against the
-JSON Schema meta-schema (jsonschema) and against the contract.
-
-That a fn is a function is never read off what the child sends for it (a marker a
-plain dict can spell, grader/kit/boundary/values.py): the child calls every entry's fn, and
-a call that is refused as "not callable" is no function, whatever it looked like.
+1.1 to 1.4 read the student's own TOOLS and call its tool bodies (compared with agtool.inventory's);
+1.5 and 1.6 check describe_tools()'s schemas against the JSON Schema meta-schema and the contract.
+That a fn is a function is never read off what the child sends for it (a marker a plain dict can
+spell, grader/kit/boundary/values.py): the child calls every entry's fn, and a call refused as
+"not callable" is no function, whatever it looked like.
 """
 
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,17 +20,7 @@ from hypothesis import strategies as st
 from agtool import inventory
 from grader.kit import draw, oracle_access
 from grader.kit.boundary import values
-from grader.kit.checks.common import (
-    ETA_RETURNS,
-    LAB_ARGS,
-    LAB_RETURNS,
-    REGION,
-    call,
-    got_text,
-    py,
-    request,
-    show_table,
-)
+from grader.kit.checks.common import ETA_RETURNS, LAB_ARGS, LAB_RETURNS, REGION, call, got_text, py, request, show_table
 from grader.kit.oracle_access import oracle
 from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
@@ -57,19 +45,10 @@ class OwnTable:
 
 
 def request_for_own(case: OwnTable) -> dict:
-    """The table, every entry's fn called (with nothing: a function takes the call, and may refuse
-    the arguments), and the bodies: the table's checks score before describe_tools is written."""
-    return request(
-        1,
-        None,
-        [call("TOOLS", get=True), call("TOOLS", each=["fn"])]
-        + [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS],
-    )
-
-
-def _own(observation: dict) -> tuple[dict, list]:
-    tools, _called, *bodies = observation["results"]
-    return tools, bodies
+    """The table, every entry's fn called with nothing (a function takes the call, and may refuse the
+    arguments), and the bodies: the table's checks score before describe_tools is written."""
+    calls = [call(["TOOLS", tool, "fn"], kwargs=kwargs) for tool, kwargs in BODY_CALLS]
+    return request(1, None, [call("TOOLS", get=True), call("TOOLS", each=["fn"]), *calls])
 
 
 def normal(spec: dict) -> dict:
@@ -115,7 +94,7 @@ def fn_problem(called: Any) -> str | None:
     return "fn was not called"
 
 
-def entry_problem(name: str, tool, table: dict) -> str | None:
+def entry_problem(tool, table: dict) -> str | None:
     if type(tool) is not dict or not tool.keys() >= ENTRY_KEYS:
         return f"needs the keys {', '.join(sorted(ENTRY_KEYS))}"
     if not values.is_marker(tool["fn"]):  # plain data (a name, say): no function; a marker is judged by a call
@@ -136,7 +115,7 @@ def judge_table(case: OwnTable, observation: dict) -> Mismatch | None:
         return Mismatch("TOOLS", "a dict: tool name -> entry", got_text(tools), exception=exception_name(tools))
     calls = called.get("value") if type(called.get("value")) is dict else {}
     for name, tool in table.items():
-        problem = entry_problem(name, tool, table)
+        problem = entry_problem(tool, table)
         if problem:
             return Mismatch(
                 f"TOOLS.get({name!r})",  # as the check reads it: None where the key is missing
@@ -181,9 +160,9 @@ def _contract_mismatch(table: dict, name: str, part: str, want: dict) -> Mismatc
     return None
 
 
-def _body_mismatch(bodies: list, tools: tuple[str, ...]) -> Mismatch | None:
+def _body_mismatch(bodies: list, name: str) -> Mismatch | None:
     for (tool, kwargs), result in zip(BODY_CALLS, bodies, strict=True):
-        if tool in tools:
+        if tool == name:
             want = getattr(inventory, tool)(**kwargs)
             if not values.same(result.get("value"), want):
                 return Mismatch(
@@ -195,19 +174,30 @@ def _body_mismatch(bodies: list, tools: tuple[str, ...]) -> Mismatch | None:
     return None
 
 
-def judge_stock_lookup(case: OwnTable, observation: dict) -> Mismatch | None:
-    table = _own(observation)[0]["value"]
-    mismatch = _contract_mismatch(table, "stock_lookup", "args", LAB_ARGS) or _contract_mismatch(
-        table, "stock_lookup", "returns", LAB_RETURNS
-    )
-    if mismatch is None and table["stock_lookup"].get("upgrade") != "stock_lookup_v2":
-        mismatch = Mismatch(
-            "TOOLS['stock_lookup'].get('upgrade')", "'stock_lookup_v2'", py(table["stock_lookup"].get("upgrade"))
+def judge_stock(tool: str) -> Callable[[OwnTable, dict], Mismatch | None]:
+    """1.2's and 1.3's judge: the lab's contract, the upgrade (stock_lookup_v2, the newest, has none), the body."""
+
+    def judge(case: OwnTable, observation: dict) -> Mismatch | None:
+        tools, _called, *bodies = observation["results"]
+        table = tools["value"]
+        mismatch = _contract_mismatch(table, tool, "args", LAB_ARGS) or _contract_mismatch(
+            table, tool, "returns", LAB_RETURNS
         )
-    return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup",))
+        if mismatch:
+            return mismatch
+        upgrade, said = table[tool].get("upgrade"), f"TOOLS[{tool!r}].get('upgrade')"
+        if tool == "stock_lookup" and upgrade != "stock_lookup_v2":
+            return Mismatch(said, "'stock_lookup_v2'", py(upgrade))
+        if tool == "stock_lookup_v2" and "upgrade" in table[tool]:
+            return Mismatch(said, "no upgrade (it is the newest)", py(upgrade))
+        return _body_mismatch(bodies, tool)
+
+    return judge
 
 
-@CHECKLIST.check(number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock_lookup))
+@CHECKLIST.check(
+    number=2, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock("stock_lookup"))
+)
 def stock_lookup_contract():
     """TOOLS["stock_lookup"] has the lab's contract and its upgrade is stock_lookup_v2
 
@@ -218,21 +208,9 @@ def stock_lookup_contract():
     return OWN
 
 
-def judge_v2(case: OwnTable, observation: dict) -> Mismatch | None:
-    table = _own(observation)[0]["value"]
-    mismatch = _contract_mismatch(table, "stock_lookup_v2", "args", LAB_ARGS) or _contract_mismatch(
-        table, "stock_lookup_v2", "returns", LAB_RETURNS
-    )
-    if mismatch is None and "upgrade" in table["stock_lookup_v2"]:  # the newest: nothing replaces it
-        mismatch = Mismatch(
-            "TOOLS['stock_lookup_v2'].get('upgrade')",
-            "no upgrade (it is the newest)",
-            py(table["stock_lookup_v2"]["upgrade"]),
-        )
-    return mismatch or _body_mismatch(_own(observation)[1], ("stock_lookup_v2",))
-
-
-@CHECKLIST.check(number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_v2))
+@CHECKLIST.check(
+    number=3, points=2, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_stock("stock_lookup_v2"))
+)
 def stock_lookup_v2_contract():
     """TOOLS["stock_lookup_v2"] has stock_lookup's contract and a body that honours limit
 
@@ -243,12 +221,13 @@ def stock_lookup_v2_contract():
 
 
 def judge_eta(case: OwnTable, observation: dict) -> Mismatch | None:
-    table = _own(observation)[0]["value"]
+    tools, _called, *bodies = observation["results"]
+    table = tools["value"]
     mismatch = _contract_mismatch(table, "delivery_eta", "args", ETA_ARGS)
     returns = table.get("delivery_eta", {}).get("returns", {})
     if mismatch is None and not values.same(normal(returns.get("days", {})), DAYS):
         mismatch = Mismatch("TOOLS['delivery_eta']['returns'].get('days')", py(DAYS), py(returns.get("days")))
-    return mismatch or _body_mismatch(_own(observation)[1], ("delivery_eta",))
+    return mismatch or _body_mismatch(bodies, "delivery_eta")
 
 
 @CHECKLIST.check(number=4, points=1, examples=1, needs=("tools_is_a_table",), **without_oracle(judge_eta))
@@ -278,11 +257,10 @@ def schema_for(args: dict, schemas: dict) -> dict | None:
     return want
 
 
-def description_problem(table: dict, result: dict, schemas: dict, parameters: bool = True) -> str | None:
+def description_problem(table: dict, result: dict, schemas: dict, parameters: bool) -> str | None:
     """What describe_tools()'s answer gets wrong about `table`, or None (schemas: by contract_key).
-
-    parameters=False judges the list (one entry per tool, names, descriptions), True what each
-    entry's parameters say: two checks, so that one mistake costs one of them."""
+    parameters=False judges the list (1.5: one entry per tool, names, descriptions), True what each
+    entry's parameters say (1.6): one mistake costs one check."""
     if "raised" in result:
         return "it raised"
     described = result["value"]
@@ -333,7 +311,8 @@ def meta_problem(schema: dict) -> str | None:
     key = repr(schema)
     if key in _META_PROBLEMS:
         return _META_PROBLEMS[key]
-    error = jsonschema.exceptions.best_match(meta_validator(schema).iter_errors(schema))
+    declared = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    error = jsonschema.exceptions.best_match(meta_validator(declared).iter_errors(schema))
     problem = None if error is None else error.message
     if len(key) <= _REMEMBERED_CHARS:  # a submission's huge answers are judged, never kept
         if len(_META_PROBLEMS) >= 4096:
@@ -343,14 +322,9 @@ def meta_problem(schema: dict) -> str | None:
 
 
 @functools.cache
-def _meta_validator(cls: type[jsonschema.protocols.Validator]) -> jsonschema.protocols.Validator:
+def meta_validator(cls: type[jsonschema.protocols.Validator]) -> jsonschema.protocols.Validator:
+    """The validator of a draft's meta-schema, built once: jsonschema's check_schema, not rebuilt per schema."""
     return cls(cls.META_SCHEMA)
-
-
-def meta_validator(schema: dict) -> jsonschema.protocols.Validator:
-    """The validator of the JSON Schema meta-schema the schema declares (2020-12 if none), built once:
-    what jsonschema's check_schema does, without building it again for every schema."""
-    return _meta_validator(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
 
 
 # The schema keys that say something about a value; others (title, description) are free.
@@ -401,21 +375,24 @@ def seed_schemas(case: OwnTable) -> dict:
     return {contract_key(args): oracle.object_schema(args) for args in (LAB_ARGS, ETA_ARGS)}
 
 
-def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
-    tools, described = observation["results"]
-    problem = description_problem(tools["value"], described, schemas, parameters=False)
-    return (
-        Mismatch(
-            "describe_tools()",
-            "one function per tool in TOOLS, agreeing with it",
-            f"{got_text(described)} ({problem})",
-            exception=exception_name(described),
-            problem=problem,
-            at=1,  # TOOLS read first
-        )
-        if problem
-        else None
+def described_mismatch(described: dict, problem: str | None, expected: str, at: int) -> Mismatch | None:
+    """1.5's and 1.6's wrong answer: describe_tools()'s (at `at` of the calls), or None when it has no problem."""
+    if problem is None:
+        return None
+    return Mismatch(
+        "describe_tools()",
+        expected,
+        f"{got_text(described)} ({problem})",
+        exception=exception_name(described),
+        problem=problem,
+        at=at,
     )
+
+
+def compare_own_description(case: OwnTable, schemas: dict, observation: dict) -> Mismatch | None:
+    tools, described = observation["results"]  # TOOLS read first
+    problem = description_problem(tools["value"], described, schemas, parameters=False)
+    return described_mismatch(described, problem, "one function per tool in TOOLS, agreeing with it", at=1)
 
 
 @CHECKLIST.check(
@@ -456,41 +433,25 @@ def object_schemas(case: AnyTable) -> dict:
 
 
 def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | None:
-    (result,) = observation["results"]
-    problem = description_problem(values.decode(case.table), result, schemas)
-    return (
-        Mismatch(
-            "describe_tools()",
-            "one function per tool, agreeing with TOOLS",
-            f"{got_text(result)} ({problem})",
-            exception=exception_name(result),
-            problem=problem,
-            at=0,
-        )
-        if problem
-        else None
-    )
+    (described,) = observation["results"]
+    problem = description_problem(values.decode(case.table), described, schemas, parameters=True)
+    return described_mismatch(described, problem, "one function per tool, agreeing with TOOLS", at=0)
+
+
+def described_tool(description: str, args: dict) -> dict:
+    return {"description": description, "args": args, "returns": {}, "body": [{"return": {}}]}
 
 
 @st.composite
 def any_tables(d) -> AnyTable:
-    table = {}
-    for name in draw.names(d, 1, 3):
-        table[name] = {
-            "description": draw.pick(d, ("Stock of a SKU.", "Days to deliver.", "재고 조회")),
-            "args": draw.contract(d, 4),
-            "returns": {},
-            "body": [{"return": {}}],
-        }
-    return AnyTable(table)
+    descriptions = ("Stock of a SKU.", "Days to deliver.", "재고 조회")
+    names = draw.names(d, 1, 3)
+    return AnyTable({name: described_tool(draw.pick(d, descriptions), draw.contract(d, 4)) for name in names})
 
 
 def _fixed(*contracts: dict) -> tuple[AnyTable, ...]:
     """One table a contract: a schema mistake shows under every seed, on the smallest table that has it."""
-    return tuple(
-        AnyTable({"t": {"description": "A tool.", "args": contract, "returns": {}, "body": [{"return": {}}]}})
-        for contract in contracts
-    )
+    return tuple(AnyTable({"t": described_tool("A tool.", contract)}) for contract in contracts)
 
 
 # Every keyword describe_tools must write, each in a table of its own (describes_any_table's fixed cases).
