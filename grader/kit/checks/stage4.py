@@ -1,21 +1,12 @@
 """Stage 4 · call_tool(name, args): the door. Whatever happens behind it, out comes an envelope.
 
-A case is a table of spy tools and a few calls through the door. The parent
-predicts each envelope and each call's body runs with the trusted door
-(oracle.call_tool) over the same spies; when args or a result fail several
-checks, any failing reason is right. check_args and check_result are the
-grader's own while this stage is probed.
-
-One mistake costs one check: 4.1 alone judges the envelope's form (exact keys,
-value None on a failure); 4.2-4.6 judge ok, error and the body runs of their
-own path only. Fixed cases hold every edge of every rule (each exception family,
-KeyboardInterrupt, SystemExit, GeneratorExit and asyncio's CancelledError, names
-that are no str, args that are no dict), so a verdict never hangs on the seed.
-
-What every reasonable spelling shares is judged, not the reference's spelling,
-where nothing later reads the rest (`right_error`): tool:raised: names the class by
-its __name__ or by a dotted name that ends in it (__qualname__, or with its module);
-tool:unknown: of a name that is no str may be spelled any way.
+A case is a table of spy tools and a few calls through the door; the parent predicts each envelope and body
+run with the trusted door over the same spies (check_args and check_result are the grader's own while this
+stage is probed). One mistake costs one check: 4.1 alone judges the envelope's form, 4.2 to 4.6 judge ok,
+error and the body runs of their own path. Any failing reason is right, and any spelling of the exception's
+class or of a name that is no str (`right_error`). Each check's fixed cases hold every edge of its rule (each
+exception family, the BaseExceptions that are no Exception, names that are no str, args that are no dict),
+so a verdict never hangs on the seed.
 """
 
 from collections.abc import Callable
@@ -26,21 +17,9 @@ from hypothesis import strategies as st
 
 from agtool.contract import spelt_alike
 from grader.kit import draw
-from grader.kit.boundary import values
-from grader.kit.boundary.spies import SPY_MARK
+from grader.kit.boundary import spies, values
 from grader.kit.checks import stage2, stage3
-from grader.kit.checks.common import (
-    GOOD_ARGS,
-    LAB_ARGS,
-    LAB_RETURNS,
-    call,
-    entry,
-    got_text,
-    parent_tools,
-    py,
-    request,
-    show_table,
-)
+from grader.kit.checks.common import GOOD_ARGS, LAB_ARGS, LAB_RETURNS, call, entry, got_text, py, request, show_table
 from grader.kit.oracle_access import oracle
 from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name
@@ -62,21 +41,21 @@ def expect(case: Case) -> list[dict]:
     """Per call, by the trusted door over the same spies: the envelope (plain data), every right error,
     the body runs and what the body returned; or, for a KeyboardInterrupt, SystemExit or GeneratorExit
     out of the body, the name of what must get out of the door."""
-    tools, spies = parent_tools(case.table)
+    tools, bodies = spies.spy_table(case.table)
     expected = []
     for name, args in case.calls:
         name, args = values.decode(name), values.decode(args)
-        before = {tool: spy.runs for tool, spy in spies.items()}
+        before = spies.runs(bodies)
         try:
             envelope = oracle.call_tool(tools, name, args)
         except BaseException as error:  # only the spy's own: the door lets it out
-            if not getattr(error, SPY_MARK, False):
+            if not getattr(error, spies.SPY_MARK, False):
                 raise
             expected.append({"raises": type(error).__name__, "runs": {name: 1}})
             continue
-        runs = {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]}
+        runs = spies.runs_since(bodies, before)
         tool = tools.get(name, {}) if isinstance(name, str) else {}
-        last = spies[name].last if runs else None
+        last = bodies[name].last if runs else None
         errors = oracle.door_errors(envelope["error"], tool.get("args", {}), args, tool.get("returns", {}), last)
         expected.append({**answer(envelope, runs, errors), "returned": values.to_plain(last)})
     return expected
@@ -92,11 +71,10 @@ _NO_NAME = object()  # the call's name is not known (stage 5's judge): no tool:u
 
 
 def right_error(rights: list, error: Any, entry: dict | None = None, name: Any = _NO_NAME, args: Any = None) -> bool:
-    """Is `error` one of the right errors, spelt in any way every reasonable spelling allows, where
-    nothing later reads the rest? The exception's class by a dotted name that ends in its __name__
-    (tool:raised:builtins.KeyError); tool:unknown:<any text> for a name that is no str; and, with the
-    tool's table entry (decoded) and the args, the field of an args: or result: reason as stage 2 and
-    stage 3 read it (an item's position after its list, a name that is no str spelt any way)."""
+    """Is `error` one of the right errors, in any spelling every reasonable module may use where nothing later
+    reads the rest? tool:raised: with a dotted name that ends in the class's __name__ (builtins.KeyError),
+    tool:unknown:<any text> for a name that is no str, and, given the tool's entry (decoded) and the args,
+    an args: or result: reason's field as stages 2 and 3 read it."""
     if error in rights:
         return True
     if type(error) is not str:
@@ -150,20 +128,20 @@ def refusal_problem(expected: dict, result: dict) -> Problem:
     must be; a KeyboardInterrupt, SystemExit or GeneratorExit out of the body gets out of the door."""
     got = result.get("value")
     if "raises" in expected:
-        if "raised" in result and result["raised"].split(":")[0] == expected["raises"]:
+        if "raised" in result and exception_name(result) == expected["raises"]:
             return None
         return f"{expected['raises']} must get out of the door", CATCH_HINTS["let out"]
     if "raised" in result:
-        raised = result["raised"].split(":")[0]
-        return "an exception got out of the door", HINTS["raised"] if raised != "TypeError" else HINTS["type error"]
+        return "an exception got out of the door", HINTS[
+            "type error" if exception_name(result) == "TypeError" else "raised"
+        ]
     if type(got) is not dict or not {"ok", "error"} <= got.keys():
         return "not an envelope with ok, value and error", HINTS["form"]
     if result["runs"] != expected["runs"]:
-        return (
-            "the body ran on args the door must refuse"
-            if not expected["runs"]
-            else "the body ran another number of times"
-        ), HINTS["ran"]
+        ran = (
+            "the body ran another number of times" if expected["runs"] else "the body ran on args the door must refuse"
+        )
+        return ran, HINTS["ran"]
     if got["ok"] is not False or got["error"] not in expected["errors"]:
         return "another ok or error", misspelt_hint(expected, got["error"]) if got["ok"] is False else ""
     return None
@@ -330,10 +308,9 @@ ENVELOPE_KEYS = ["error", "ok", "value"]
 
 
 def form_problem(expected: dict, result: dict) -> Problem:
-    """4.1's judge: an ok call gives exactly the ok envelope, the body run once; an envelope with ok False
-    has value None and a str error; an envelope with ok True has error None (and the body's value, where
-    the trusted door ran the body too).
-    Which envelope a failing call deserves, and exceptions out of a failing call, are other checks'."""
+    """4.1's judge: an ok call gives exactly the ok envelope, the body run once; any ok False has value None
+    and a str error, any ok True error None (and the body's value, where the trusted door ran it too).
+    Which envelope a failing call deserves, and exceptions out of it, are other checks'."""
     got = result.get("value")
     if "envelope" not in expected:
         return None

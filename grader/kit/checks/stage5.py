@@ -1,23 +1,12 @@
 """Stage 5 · memo_key(name, args) and call_memo(name, args, memo): never ask the same thing twice.
 
-What is judged is the property every correct memo shares, not the reference's text: two
-calls get one key exactly when they are the same call (name and args, key order aside),
-memo_key never raises, a str name with dict args JSON holds exactly always gets a key, and
-args JSON cannot hold exactly never do. Where nothing observable depends on the choice
-(a name that is no str, args that are no dict, ints over the lab's 14,000 bits: the door
-refuses the first two, JSON holds the third exactly) None and a key of its own are both
-right. Key checks draw pairs of args, equal up to key order or different in one small way
-(1, 1.0, True), and judge whether the keys are equal exactly when the calls are.
-
-Memo checks run a script of calls through one memo, against one spy tool, the same
-question spelt the same way each time (key order is 5.1's alone), and compare every
-envelope and body run with the trusted memo over the same spies (oracle.call_memo).
-call_tool is the grader's own while this stage is probed. A hit must equal the envelope of
-the call it remembers and never be the same object; for an ok value JSON cannot hold
-exactly (a set, a tuple, a key 1, a list that holds itself: 5.6) not remembering it and
-remembering it exactly are both right, so there the body runs are not judged.
-
-Each check's fixed cases hold every edge of its rule, so a verdict never hangs on the seed.
+What is judged is what every correct memo shares, not the reference's text: two calls get one key exactly
+when they are the same call (key order aside), memo_key never raises, a str name with dict args JSON holds
+exactly gets a key and args it cannot hold none. Where nothing observable depends on the choice (a name that
+is no str, args that are no dict, ints over 14,000 bits) None and a key of its own are both right. 5.1 to 5.3
+judge memo_key's answers alone or in pairs; 5.4 to 5.6 run a script of calls through one memo and compare
+every envelope and body run with the trusted memo's over the same spies (call_tool is the grader's own while
+this stage is probed).
 """
 
 import dataclasses
@@ -32,20 +21,9 @@ from hypothesis import strategies as st
 
 from agtool.contract import MAX_INT_BITS
 from grader.kit import draw
-from grader.kit.boundary import values
+from grader.kit.boundary import spies, values
 from grader.kit.checks import stage4
-from grader.kit.checks.common import (
-    GOOD_ARGS,
-    LAB_ARGS,
-    LAB_RETURNS,
-    call,
-    entry,
-    got_text,
-    parent_tools,
-    py,
-    request,
-    show_table,
-)
+from grader.kit.checks.common import GOOD_ARGS, LAB_ARGS, LAB_RETURNS, call, entry, got_text, py, request, show_table
 from grader.kit.oracle_access import oracle
 from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
@@ -69,14 +47,13 @@ def request_for(case: Script) -> dict:
 
 def expect(case: Script) -> list[dict]:
     """Per call, by the trusted memo over the same spies: the envelope and the body runs (one right error)."""
-    tools, spies = parent_tools(case.table)
+    tools, bodies = spies.spy_table(case.table)
     memo: dict = {}
     expected = []
     for name, args, _change in case.calls:
-        before = {tool: spy.runs for tool, spy in spies.items()}
+        before = spies.runs(bodies)
         envelope = oracle.call_memo(tools, name, values.decode(args), memo)
-        runs = {tool: spy.runs - before[tool] for tool, spy in spies.items() if spy.runs != before[tool]}
-        expected.append(stage4.answer(envelope, runs, {envelope["error"]}))
+        expected.append(stage4.answer(envelope, spies.runs_since(bodies, before), {envelope["error"]}))
     return expected
 
 
@@ -183,7 +160,7 @@ def scripts(d, bodies: tuple[tuple[str, ...], ...], change: bool = False, bad_ar
 
 
 GOOD = (("good",),)  # bodies that return a good value
-ROWS = {"sku": "A-100", "rows": [{"region": "seoul", "qty": 5}]}
+ROWS = stage4.ROWS
 
 
 def stock(body: list, *calls: tuple) -> Script:
@@ -203,6 +180,10 @@ def leaves(value) -> list:
 def show_value(value) -> str:
     """value as Python a student can paste (py's runnable), whole (big ints written as powers of two), never cut."""
     return py(value, 10**5, runnable=True)
+
+
+def key_call(name, args) -> str:
+    return f"memo_key({show_value(name)}, {show_value(args)})"
 
 
 def key_text(result: dict) -> str:
@@ -251,8 +232,7 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
             )
             wanted = "two equal keys (str)" if equal else "two different keys (str)"
             return Mismatch(
-                f"(memo_key({show_value(name)}, {show_value(args)}), "  # a tuple: both answers show
-                f"memo_key({show_value(other_name)}, {show_value(other_args)}))",
+                f"({key_call(name, args)}, {key_call(other_name, other_args)})",  # a tuple: both answers show
                 wanted + (f", or None for {' and '.join(allowed)}" if allowed else ""),
                 f"{key_text(first)} and {key_text(second)}",
                 pair_hint(name, args, other_name, other_args, keys)
@@ -311,7 +291,6 @@ def answer_hint(problem: str, name, other_name, leaves: list) -> str:
 
 
 def args_dict(d, leaf: Callable = draw.plain) -> dict:
-    """1-3 args, each value a draw of `leaf`."""
     return {name: leaf(d) for name in draw.names(d, 1, 3)}
 
 
@@ -525,15 +504,7 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
     for at, args in enumerate(case.args):
         key, _first, again = results[3 * at : 3 * at + 3]
         if key.get("value", "raised") is not None:
-            return Mismatch(
-                f"memo_key({case.tool!r}, {show_value(args)})",
-                "None",
-                key_text(key),
-                unholdable_hint(args),
-                Setting(),
-                exception=exception_name(key),
-                at=3 * at,
-            )
+            return unholdable_mismatch(case.tool, args, "None", key, 3 * at)
         value = again.get("value")
         if again.get("runs") != {case.tool: 1} or type(value) is not dict or value.get("ok") is not True:
             return Mismatch(
@@ -549,16 +520,20 @@ def judge_unholdable(case: Unholdable, observation: dict) -> Mismatch | None:
     for at, ((name, args, holds), key) in enumerate(zip(case.names, results[after:], strict=True), after):
         right = type(key.get("value")) is str if holds else ("value" in key and key["value"] is None)
         if not right:
-            return Mismatch(
-                f"memo_key({show_value(name)}, {show_value(args)})",
-                "a key (str)" if holds else "None",
-                key_text(key),
-                unholdable_hint(args),
-                Setting(),
-                exception=exception_name(key),
-                at=at,
-            )
+            return unholdable_mismatch(name, args, "a key (str)" if holds else "None", key, at)
     return None
+
+
+def unholdable_mismatch(name, args, expected: str, key: dict, at: int) -> Mismatch:
+    return Mismatch(
+        key_call(name, args),
+        expected,
+        key_text(key),
+        unholdable_hint(args),
+        Setting(),
+        exception=exception_name(key),
+        at=at,
+    )
 
 
 NO_KEY_HINTS = {
@@ -664,13 +639,10 @@ def hit_hint(case: Script, want: dict, result: dict, problem: str) -> str:
     return never_raises(problem) or (HIT_HINT if ran_again else "")
 
 
-@CHECKLIST.check(
-    number=4,
-    points=3,
-    examples=4,
-    always=(stock([{"return": ROWS}], *[(GOOD_ARGS, False)] * 4),),
-    compare=functools.partial(compare, hint=hit_hint),
-)
+REPEATED = stock([{"return": ROWS}], *[(GOOD_ARGS, False)] * 4)
+
+
+@CHECKLIST.check(number=4, points=3, examples=4, always=(REPEATED,), compare=functools.partial(compare, hint=hit_hint))
 def repeated_call_runs_once():
     """call_memo runs a repeated call's body once and returns the same envelope every time
 
@@ -693,7 +665,7 @@ def failure_hint(case: Script, want: dict, result: dict, problem: str) -> str:
 FAILING_BODIES = (("raise",), ("bad result",), ("raise", "good"), ("bad result", "good"), ("raise", "raise", "good"))
 FAILING = (
     stock([{"raise": "TimeoutError"}, {"raise": "TimeoutError"}, {"return": ROWS}], *[(GOOD_ARGS, False)] * 4),
-    stock([{"return": {"sku": "Z-999", "rows": []}}, {"return": ROWS}], *[(GOOD_ARGS, False)] * 3),
+    stock([{"return": stage4.EMPTY}, {"return": ROWS}], *[(GOOD_ARGS, False)] * 3),
     stock([{"return": ROWS}], *[({**GOOD_ARGS, "limit": 3}, False)] * 2),
 )
 
