@@ -9,7 +9,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F401  (stage 6's spec: the lab's constants)
+# Stage 6's spec: the lab's constants, which judges read without the oracle.
+from agtool.contract import DEFAULT_REGION, MAX_ATTEMPTS, ODD_LIMIT  # noqa: F401
 from grader.kit import draw
 from grader.kit.boundary import spies, values
 from grader.kit.boundary.values import py
@@ -22,10 +23,9 @@ REGION = {"type": "str", "allowed": ["busan", "jeju", "seoul"]}
 LAB_ARGS = {"sku": {"type": "str"}, "region": REGION, "limit": {"type": "int", "min": 1, "max": 2}}
 LAB_ROW = {"region": {"type": "str"}, "qty": {"type": "int", "min": 0}}
 LAB_RETURNS = {"sku": {"type": "str"}, "rows": {"type": "list", "max_len": 2, "items": LAB_ROW}}
+ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
 ETA_RETURNS = {"sku": {"type": "str"}, "region": {"type": "str"}, "days": {"type": "int", "min": 0, "max": 14}}
 GOOD_ARGS = {"sku": "A-100", "region": "seoul", "limit": 2}
-# Stage 6's spec (MAX_ATTEMPTS, DEFAULT_REGION and ODD_LIMIT, imported above) comes from the
-# lab's agtool/contract.py: judges read it without the oracle.
 
 
 def entry(

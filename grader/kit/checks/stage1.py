@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 from agtool import inventory
 from grader.kit import draw, oracle_access
 from grader.kit.boundary import values
-from grader.kit.checks.common import ETA_RETURNS, LAB_ARGS, LAB_RETURNS, REGION, call, got_text, py, request, show_table
+from grader.kit.boundary.values import py
+from grader.kit.checks.common import ETA_ARGS, ETA_RETURNS, LAB_ARGS, LAB_RETURNS, call, got_text, request, show_table
 from grader.kit.oracle_access import oracle
 from grader.kit.pasteable import Setting
 from grader.kit.probing import Checklist, Mismatch, exception_name, without_oracle
 
 DAYS = ETA_RETURNS["days"]
-ETA_ARGS = {"sku": {"type": "str"}, "region": REGION}
 ENTRY_KEYS = {"fn", "description", "args", "returns"}
 
 # (tool, kwargs) the grader runs the student's tool bodies with: where the lab's incidents happen
