@@ -427,9 +427,8 @@ def request_for_any(case: AnyTable) -> dict:
 
 def object_schemas(case: AnyTable) -> dict:
     """The JSON Schema each tool's parameters must be, by contract_key."""
-    return {
-        contract_key(tool["args"]): oracle.object_schema(tool["args"]) for tool in values.decode(case.table).values()
-    }
+    contracts = [tool["args"] for tool in values.decode(case.table).values()]
+    return {contract_key(args): oracle.object_schema(args) for args in contracts}
 
 
 def compare_any(case: AnyTable, schemas: dict, observation: dict) -> Mismatch | None:

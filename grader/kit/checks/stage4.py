@@ -3,10 +3,11 @@
 A case is a table of spy tools and a few calls through the door; the parent predicts each envelope and body
 run with the trusted door over the same spies (check_args and check_result are the grader's own while this
 stage is probed). One mistake costs one check: 4.1 alone judges the envelope's form, 4.2 to 4.6 judge ok,
-error and the body runs of their own path. Any failing reason is right, and any spelling of the exception's
-class or of a name that is no str (`right_error`). Each check's fixed cases hold every edge of its rule (each
-exception family, the BaseExceptions that are no Exception, names that are no str, args that are no dict),
-so a verdict never hangs on the seed.
+error and the body runs of their own path. Where args or a result fail several checks, any failing reason is
+right; tool:raised: may name the class by a dotted name that ends in its __name__, and tool:unknown: of a name
+that is no str may be spelt any way (`right_error`). Each check's fixed cases hold every edge of its rule (each
+exception family, the BaseExceptions that are no Exception, names that are no str, args that are no dict), so
+a verdict never hangs on the seed.
 """
 
 from collections.abc import Callable

@@ -109,8 +109,8 @@ def compare(
     shown: Callable[[Script, dict], str] = lambda case, want: stage4.show_answer(want),
 ) -> Mismatch | None:
     """Every envelope as the trusted memo's; body runs: "all" of them (5.4), only where the trusted memo
-    ran the body (5.5: a failure runs again), or none (5.6: what a hit returns). `hint` and `shown`
-    (the expected answer as the student reads it) are the check's own."""
+    ran the body (5.5: a failure runs again), or none (5.6: an ok value JSON cannot hold exactly may be
+    remembered exactly or not at all). `hint` and `shown` (the expected answer as read) are the check's own."""
     said = []  # the calls so far, as the student would type them
     for (name, args, change), want, result in zip(case.calls, expected, observation["results"], strict=True):
         said.append(f"call_memo({name!r}, {py(args, 10**4, runnable=True)}, memo)")
@@ -209,13 +209,9 @@ def request_for_keys(case: Pairs) -> dict:
     return request(5, None, calls)
 
 
-PairHint = Callable[[Any, Any, Any, Any, list], str]  # (name, args, other name, other args, keys) -> the hint
-
-
-def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch | None:
+def judge_keys(case: Pairs, observation: dict) -> Mismatch | None:
     """Per pair: nothing raised; each answer a str, or None where None is allowed; equal answers for the
-    same call (key order aside), and never one key for two different calls. A pair wrong as a pair is
-    hinted by the check's own pair_hint; a wrong answer alone, by answer_hint."""
+    same call (key order aside: 5.1's pairs), and never one key for two different calls (5.2's)."""
     results = observation["results"]
     pairs = zip(case.pairs, results[::2], results[1::2], strict=True)
     for at, ((name, args, other_name, other_args), first, second) in enumerate(pairs):
@@ -235,9 +231,7 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
                 f"({key_call(name, args)}, {key_call(other_name, other_args)})",  # a tuple: both answers show
                 wanted + (f", or None for {' and '.join(allowed)}" if allowed else ""),
                 f"{key_text(first)} and {key_text(second)}",
-                pair_hint(name, args, other_name, other_args, keys)
-                if problem in ("unequal", "shared")
-                else answer_hint(problem, name, other_name, leaves(args) + leaves(other_args)),
+                keys_hint(problem, name, args, other_name, other_args, keys),
                 Setting(),
                 exception=exception_name(first) or exception_name(second),
                 at=2 * at,
@@ -245,13 +239,12 @@ def judge_keys(case: Pairs, observation: dict, pair_hint: PairHint) -> Mismatch 
     return None
 
 
-def judged_in_pairs(pair_hint: PairHint) -> dict:
-    """request, show, expect and compare of a check of memo_key's keys in pairs, judged without the oracle."""
-    return {
-        "request": request_for_keys,
-        "show": lambda case: Setting(),  # the failing pair says it all
-        **without_oracle(functools.partial(judge_keys, pair_hint=pair_hint)),
-    }
+# request, show, expect and compare of 5.1 and 5.2, memo_key's keys in pairs, judged without the oracle
+IN_PAIRS = {
+    "request": request_for_keys,
+    "show": lambda case: Setting(),  # the failing pair says it all
+    **without_oracle(judge_keys),
+}
 
 
 def no_key_allowed(name, args) -> str:
@@ -278,14 +271,20 @@ def key_problem(name, args, result: dict) -> str | None:
     return None
 
 
-def answer_hint(problem: str, name, other_name, leaves: list) -> str:
-    """The hint for one answer of memo_key wrong alone: it raised, is no str, or is None where a key is due."""
+def keys_hint(problem: str, name, args, other_name, other_args, keys: list) -> str:
+    """The hint for a pair of memo_key's answers: unequal keys for equal calls (5.1), one key for two calls (5.2),
+    or an answer wrong alone (key_problem's): it raised, is no str, or is None where a key is due."""
+    if problem == "unequal":
+        return UNEQUAL_HINT
+    if problem == "shared":
+        return shared_key_hint(name, args, other_name, other_args, keys)
     if problem == "raised":
         odd = name if type(name) is not str else other_name
         return HINTS["name raised"].format(name=py(odd)) if type(odd) is not str else HINTS["args raised"]
     if problem == "not a str":
         return HINTS["not a str"]
-    if any(word in leaf for leaf in leaves if type(leaf) is str for word in ("NaN", "Infinity")):
+    strs = [leaf for leaf in leaves(args) + leaves(other_args) if type(leaf) is str]
+    if any(word in leaf for leaf in strs for word in ("NaN", "Infinity")):
         return HINTS["str words"]
     return HINTS["no key"]
 
@@ -365,7 +364,7 @@ EQUAL = Pairs(
 )
 
 
-@CHECKLIST.check(number=1, points=3, examples=5, always=(EQUAL,), **judged_in_pairs(lambda *pair: UNEQUAL_HINT))
+@CHECKLIST.check(number=1, points=3, examples=5, always=(EQUAL,), **IN_PAIRS)
 def keys_ignore_key_order():
     """memo_key gives equal keys (str) for args equal up to key order, nested too, whatever their strs say ("NaN-1" too)
 
@@ -467,7 +466,7 @@ DIFFERENT = Pairs(
 )
 
 
-@CHECKLIST.check(number=2, points=3, examples=5, always=(DIFFERENT,), **judged_in_pairs(shared_key_hint))
+@CHECKLIST.check(number=2, points=3, examples=5, always=(DIFFERENT,), **IN_PAIRS)
 def keys_tell_args_apart():
     """memo_key never gives two different calls one key (1, 1.0 and True differ, and so do two tools, ("t1", 2) and ("t", 12)), and never raises
 
