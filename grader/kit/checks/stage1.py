@@ -343,12 +343,10 @@ def schema_problem(want: dict, got, where: str) -> str | None:
         elif key == "properties":
             if type(theirs) is not dict or theirs.keys() != want[key].keys():
                 return f"{where}: properties should be {', '.join(want[key]) or 'none'}"
-            problem = next(
-                filter(None, (schema_problem(want[key][name], theirs[name], f"{where}.{name}") for name in want[key])),
-                None,
-            )
-            if problem:
-                return problem
+            for name in want[key]:
+                problem = schema_problem(want[key][name], theirs[name], f"{where}.{name}")
+                if problem:
+                    return problem
         elif key == "items":
             problem = schema_problem(want[key], theirs, f"{where}.items")
             if problem:
