@@ -1,21 +1,12 @@
 """OUT/report.html: a class on one page, for the instructor (never for students: it names them all).
 
-- the spread of the scores, a histogram per stage and a wide one for the final total, drawn
-  as SVG here (a bar per whole point; for the total, per 5 points); files not graded in full
-  (empty, no TOOLS, does not import, no tools.py) and entries with no row stand apart from
-  honest zeros; the median and mean of the finals of the files graded in full;
-- per section of roster.csv, when it has sections: students, graded in full, median and mean;
-- per check: how many failed and who (for the instructor), their most common reasons with
-  counts, and the check's discrimination: the point-biserial correlation of passing it with
-  the rest of the raw score (the total less the check's own points), over the files graded
-  in full. Near 0 or below, strong students fail it as often as weak ones: look at the check
-  before the regrade requests come;
-- the term: who was late and what was overridden;
-- the sandbox layers the students were graded under, a partial merge's missing shards, and a
-  link to the integrity report (grader/instructor/integrity.py) when --similar wrote one.
-
-Self-contained (no script, no request): it opens from a TA's mail as from the disk.
-Every text a student wrote (a name, an exception's message) is escaped.
+The spread of the scores (a histogram per stage and of the final total, drawn as SVG here, with files not
+graded in full and entries with no row apart from honest zeros), the same per section of roster.csv, per
+check who failed it and why, and its discrimination: the point-biserial correlation of passing it with the
+rest of the raw score, over the files graded in full. Near 0 or below, strong students fail it as often as
+weak ones: look at the check before the regrade requests come. Then the term, the sandbox layers, a partial
+merge's missing shards and a link to integrity.html. Self-contained (no script, no request), it opens from a
+TA's mail as from the disk; every text a student wrote is escaped.
 """
 
 import html
@@ -103,6 +94,20 @@ def _tick_step(most: int) -> int:
 # ── the page ─────────────────────────────────────────────────────────────────
 
 
+def html_page(title: str, style: str, body: list[str]) -> str:
+    """A whole self-contained page (also integrity.html's)."""
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
+    )
+
+
+def html_table(table_id: str, header: Sequence[str], rows: list[str]) -> str:
+    """A table of rows (each a <tr>), under a row naming its columns (also integrity.html's)."""
+    names = "".join(f"<th>{name}</th>" for name in header)
+    return f'<table id="{table_id}"><tr>{names}</tr>{"".join(rows)}</table>'
+
+
 def report_html(
     students: Sequence[Graded],
     sections: dict[str, str],
@@ -141,10 +146,7 @@ def report_html(
         *_term_section(students),
         *_integrity_section(integrity),
     ]
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>agtool lab: the class</title>'
-        f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n"
-    )
+    return html_page("agtool lab: the class", STYLE, body)
 
 
 def _figures(finals: Sequence[float], total: int) -> str:
@@ -186,10 +188,8 @@ def _sections(students: Sequence[Graded], sections: dict[str, str], total: int) 
             f'<td class="num">{len(members)}</td><td class="num">{len(finals)}</td>'
             f'<td class="num">{median}</td><td class="num">{mean}</td></tr>'
         )
-    header = "".join(
-        f"<th>{name}</th>" for name in ("section", "students", "graded in full", f"median (of {total})", "mean")
-    )
-    return ["<h2>Sections</h2>", f'<table id="sections"><tr>{header}</tr>{"".join(rows)}</table>']
+    header = ("section", "students", "graded in full", f"median (of {total})", "mean")
+    return ["<h2>Sections</h2>", html_table("sections", header, rows)]
 
 
 def discrimination(passed: Sequence[bool], rest: Sequence[float]) -> float | None:
@@ -227,12 +227,8 @@ def _checks_table(honest: Sequence[Graded], checks: Sequence[Check]) -> str:
             f'<td class="num discrimination{low}">{shown}</td><td>{reasons}</td>'
             f'<td class="who"><details><summary>{len(failing)}</summary><ul>{who}</ul></details></td></tr>'
         )
-    header = "".join(
-        f"<th>{name}</th>"
-        for name in ("check", "what", "points", "failed", "fail rate", "discrimination", "most common reasons", "who")
-    )
-    header = f"<tr>{header}</tr>"
-    return f'<table id="checks">{header}{"".join(rows)}</table>'
+    header = ("check", "what", "points", "failed", "fail rate", "discrimination", "most common reasons", "who")
+    return html_table("checks", header, rows)
 
 
 def _apart_section(ungraded: Sequence[Graded], not_graded: dict[str, str]) -> list[str]:
@@ -247,10 +243,7 @@ def _apart_section(ungraded: Sequence[Graded], not_graded: dict[str, str]) -> li
         f"<tr><td>{html.escape(name)}</td><td>no row: {html.escape(why)}</td></tr>"
         for name, why in sorted(not_graded.items())
     ]
-    return [
-        "<h2>Apart from the scores</h2>",
-        f'<table id="apart"><tr><th>student</th><th>why</th></tr>{"".join(rows)}</table>',
-    ]
+    return ["<h2>Apart from the scores</h2>", html_table("apart", ("student", "why"), rows)]
 
 
 def _term_section(students: Sequence[Graded]) -> list[str]:
@@ -262,8 +255,7 @@ def _term_section(students: Sequence[Graded]) -> list[str]:
         f"<td>{'<br>'.join(html.escape(note) for note in s.adjustments.notes)}</td></tr>"
         for s in noted
     ]
-    header = "<tr><th>student</th><th>raw</th><th>final</th><th>why</th></tr>"
-    return ["<h2>Late and overridden</h2>", f'<table id="term">{header}{"".join(rows)}</table>']
+    return ["<h2>Late and overridden</h2>", html_table("term", ("student", "raw", "final", "why"), rows)]
 
 
 def _integrity_section(integrity: str | None) -> list[str]:

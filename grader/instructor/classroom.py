@@ -1,21 +1,15 @@
 """`python -m grader class DIR --out OUT [--jobs N] [--seed N]`: grade a whole class.
 
-Grading: each student of DIR (grader/instructor/submissions.py) not graded yet is graded into their
-record, written once (grader/instructor/records.py); then every file for them and the instructor is
-written from the records with the term applied (grader/instructor/views.py). docs/grading.md says what
-each file holds.
+Each student of DIR (submissions.py) not graded yet is graded into their record, written once (records.py);
+then every file for them and the instructor is written from the records with the term applied (views.py).
 
-Parallel: a pool of worker processes forked from this one after the heavy imports,
-each grading one student at a time, each stage in its own sandbox. The workers fork
-their sandboxes from this process's zygote, each over a link of its own: one zygote
-boots for the class, not one a worker. A worker that
-dies (killed from outside, out of memory) costs no classmate: the students it held
-are graded again, each alone, and only one that kills a worker on its own is listed
-as not graded.
+Parallel: a pool of worker processes forked from this one after the heavy imports, each grading one student
+at a time; they fork their sandboxes from this process's one zygote, each over a link of its own. A worker
+that dies (killed from outside, out of memory) costs no classmate: the students it held are graded again,
+each alone, and only one that kills a worker on its own is listed as not graded.
 
-Resumable: a student whose record's stamp matches is not graded again, and --force grades everyone
-again. Ctrl-C or SIGTERM stops the workers at once, each through its sandbox's clean-up, and writes
-the books of what was graded.
+Resumable: a student whose record's stamp matches is not graded again (--force grades everyone). Ctrl-C or
+SIGTERM stops the workers at once, each through its sandbox's clean-up, and writes the books of what was graded.
 """
 
 import argparse
@@ -50,23 +44,21 @@ from grader.kit.probing import draw_ahead
 from grader.kit.report import not_run
 
 STOP_SECONDS = 5  # after Ctrl-C, how long a worker has to clean its sandbox up before SIGKILL
+WORKER_DIED = "its grading worker died, twice (killed, or out of memory?); run the command again to retry"
 
 
 # ── one student, in a worker ─────────────────────────────────────────────────
 
 
 def grade_student(submission: HandedIn, seed: int, out: Path) -> Graded:
-    """Grade one student and write their record in OUT (graded.json, the stamp in it): the grade as graded.
-    Their feedback.md and results.json, with the final, are written from it (grader/instructor/views.py)."""
+    """Grade one student and write their record in OUT (graded.json): the grade as graded."""
     why, sandbox = submission.ungradable(), ""
     if why is not None:  # nothing to grade in full: said the same every run, naming nothing of the grader's
         result = not_graded(submission.shown, seed, why)
     else:
         assert submission.read is not None  # ungradable() says so without one
-        result, sandbox = (
-            grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out))),
-            sandbox_layers(),
-        )
+        result = grade_confined(submission.read, seed, hidden=(str(submission.folder), str(out)))
+        sandbox = sandbox_layers()
         # Not graded in full: the file does not import, or its process died before any check ran (os._exit at
         # import, a folder past the bound): a row of 0 the instructor sees and can override, never a silent 0.
         cause = None if result.broken else not_run(result)
@@ -80,7 +72,7 @@ def grade_student(submission: HandedIn, seed: int, out: Path) -> Graded:
 
 @functools.cache
 def sandbox_layers() -> str:
-    """The layers of the sandbox a grade here runs in, in words (Layers.describe): a student's record keeps it."""
+    """The layers of the sandbox a grade here runs in, in words: a student's record keeps it."""
     return Layers.here().describe()
 
 
@@ -124,12 +116,10 @@ def grade_class(
     shard: Shard | None = None,
     require_sandbox: bool = False,
 ) -> list[Graded]:
-    """Grade every submission in folder not yet graded in out (every one, with force); returns the
-    records of everyone graded. The term files in out are read first: a bad one is refused (UsageError)
-    before any grading, and so is a machine without every sandbox layer when require_sandbox.
-    However it ends (done, Ctrl-C, a grader bug), the books of what was graded are written.
-    `shard`: grade only the students of that shard (grader/instructor/shards.py).
-    """
+    """Grade every submission in folder not yet graded in out (every one, with force), or only those of
+    `shard`; returns the records of everyone graded. A bad term file is refused (UsageError) before any
+    grading, and so is a machine without every sandbox layer when require_sandbox. However it ends (done,
+    Ctrl-C, a grader bug), the books of what was graded are written."""
     submissions, refused = find_submissions(folder)
     shard = shard or Shard(1, 1)
     submissions = [submission for submission in submissions if shard.holds(submission.student)]
@@ -158,10 +148,12 @@ def grade_class(
         compared = submissions if similar and finished else None
         left = [s.student for s in pending if rows[s.student] is None and s.student not in failures]
         books.write(graded, {**refused, **failures}, finished, compared, left=left)
-        was, now, used = len(submissions) - len(pending), len(graded) - len(submissions) + len(pending), term.files(out)
-        counts = f"{now} graded now, {was} kept from an earlier run" + (f", {len(left)} left to grade" if left else "")
-        used_term = f"; the term from {', '.join(used)}" if used else ""
-        print(f"{out / 'gradebook.csv'}: {len(graded)} students ({counts}){used_term}", file=sys.stderr)
+        kept = len(submissions) - len(pending)
+        said = f"{len(graded)} students ({len(graded) - kept} graded now, {kept} kept from an earlier run"
+        said += f", {len(left)} left to grade)" if left else ")"
+        used = term.files(out)
+        said += f"; the term from {', '.join(used)}" if used else ""
+        print(f"{out / 'gradebook.csv'}: {said}", file=sys.stderr)
     return graded
 
 
@@ -195,11 +187,7 @@ def _grade_pending(
             for suspect in _run_pool(queue, min(jobs, len(queue)), seed, out, done):
                 # Alone in a pool of its own: a worker that dies now died of this very student.
                 if _run_pool(deque([suspect]), 1, seed, out, done):
-                    done(
-                        suspect.student,
-                        None,
-                        "its grading worker died, twice (killed, or out of memory?); run the command again to retry",
-                    )
+                    done(suspect.student, None, WORKER_DIED)
 
 
 def _run_pool(queue: deque[HandedIn], jobs: int, seed: int, out: Path, done) -> list[HandedIn]:

@@ -1,7 +1,5 @@
-"""The instructor's commands: grade, class, gradescope, release, lock (see grader/__main__.py).
-
-Only `grade` lives here; the others are in the module that does their work, imported
-when the command line is built, so that `python -m grader --help` stays quick.
+"""The instructor's commands (see grader/__main__.py). Only `grade` lives here; each other one is in the
+module that does its work, imported only when that command is run, so that `python -m grader --help` stays quick.
 """
 
 import argparse
@@ -18,7 +16,7 @@ from grader.kit import intake
 from grader.kit.checks import every_check
 from grader.kit.errors import GraderError
 from grader.kit.grading import not_graded
-from grader.kit.intake import NotASubmission, Submission
+from grader.kit.intake import NotASubmission
 from grader.kit.report import Audience, feedback_markdown, write_feedback, write_results
 
 Runner = Callable[[argparse.Namespace], int]
@@ -54,13 +52,9 @@ def run_grade(args: argparse.Namespace) -> int:
         problem = path and file_problem(flag, path)
         if problem:
             return _refuse(f"grade: {problem}")
-    return _grade(args, submission)
-
-
-def _grade(args: argparse.Namespace, submission: Submission) -> int:
-    refusal = sandbox_check(Layers.here(), args.require_sandbox)
-    if refusal:
-        return _refuse(f"grade: {refusal}")
+    lacking = sandbox_check(Layers.here(), args.require_sandbox)
+    if lacking:
+        return _refuse(f"grade: {lacking}")
     warm()
     try:
         outputs = tuple(os.path.dirname(os.path.abspath(path)) for path in (args.results, args.feedback) if path)

@@ -1,11 +1,8 @@
 """One submission graded in the sandbox: what `grade`, `class` and the Gradescope bundle each do.
 
-A grade the sandbox broke is the grader's failure, never the student's: when the zygote
-dies mid-grade (GraderError; every child it had dies with it, an innocent classmate's in
-`class` too), the points its children lost would be no one's doing but the machine's. So
-the whole submission is graded again from its first stage, with a fresh zygote; a second
-failure is said (the caller writes "not graded" and why, grader/kit/grading.py's not_graded),
-never scored. Both times from the bytes read once (grader/kit/intake.py), never the file again.
+A grade the sandbox broke is the grader's failure, never the student's: when the zygote dies mid-grade
+(GraderError: every child it had dies with it), the whole submission is graded again from its first stage,
+with a fresh zygote, from the same bytes; a second failure is raised for the caller to say, never scored.
 """
 
 import functools

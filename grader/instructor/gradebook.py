@@ -1,17 +1,8 @@
-"""What `class` writes for the instructor's books: the gradebook, who was not graded, the LMS's CSV,
-and what changed since the last run.
+"""What `class` writes for the instructor's books: gradebook.csv, not_graded.csv, canvas.csv (with a
+roster.csv) and changes.csv, each from the records with the term applied (docs/grading.md: their columns).
 
-- OUT/gradebook.csv: student, final, raw, late, override, hours_late, stage1 … stage6, notes
-  (final = raw - late + override; the stages are raw; the notes say why any differs).
-  Written anew on every run from the students' results and the term files: a hand edit is
-  not lost, it is kept aside (gradebook.edited-<time>.csv) and the run says to use overrides.csv.
-- OUT/not_graded.csv: student, why: every entry of DIR that was not graded in full (a file that is
-  empty, never names TOOLS or does not import, a student's folder without tools.py: its row says 0,
-  with a note, which overrides.csv can change), and every entry that is no student's submission.
-- OUT/canvas.csv, when OUT/roster.csv maps the lab's students to Canvas's (student, Student,
-  ID, SIS User ID, SIS Login ID, Section): Canvas's gradebook import, one column for the
-  assignment, a "Points Possible" row first.
-- OUT/changes.csv, after a run that changed a final score: student, before, after, change.
+gradebook.csv is written anew on every run: a hand edit is not lost, it is kept aside
+(gradebook.edited-<time>.csv) and the run says to use overrides.csv.
 """
 
 import csv
@@ -51,7 +42,7 @@ def _runnable(cell: str) -> bool:
 
 
 def text_cell(cell: str) -> str:
-    """cell as a spreadsheet shows it as text, never runs it."""
+    """cell as a spreadsheet shows as text, never runs."""
     if not _runnable(cell):
         return cell
     try:
@@ -85,7 +76,6 @@ class KeptAside:
     changed: tuple[str, ...]  # "kit's final: 70 -> 69", … (empty when there is nothing to compare with)
 
     def said(self) -> str:
-        """The run's line about it."""
         cells = f" ({'; '.join(self.changed)})" if self.changed else ""
         return (
             f"kept aside: gradebook.csv was edited by hand (or written by an earlier release), now {self.name}"
@@ -112,7 +102,7 @@ def keep_hand_edits(out: Path) -> KeptAside | None:
 
 def changed_cells(written: bytes, edited: bytes) -> tuple[str, ...]:
     """Each cell of a gradebook that differs between what was written and its edit, by student and column;
-    rows added or removed by whole. A text that is no longer CSV of the same columns is compared by line."""
+    rows added or removed by whole."""
     try:
         before, after = ({row["student"]: row for row in csv_rows(text.decode("utf-8"))} for text in (written, edited))
     except (UnicodeDecodeError, KeyError, csv.Error):
@@ -141,14 +131,13 @@ def previous_finals(out: Path) -> dict[str, str] | None:
 
 
 def gradebook_row(graded: Graded) -> list[str]:
-    """A student's row of gradebook.csv: their record with the term applied."""
     term = graded.adjustments
     numbers = (graded.raw, term.late, term.override, term.hours_late, *graded.stages.values())
     return [graded.student, final_cell(graded), *(f"{number:g}" for number in numbers), "; ".join(graded.notes)]
 
 
 def write_gradebook(out: Path, students: Sequence[Graded]) -> None:
-    """gradebook.csv, a row a student by name, the stages in order (Graded.stages)."""
+    """gradebook.csv, a row a student by name."""
     header = ["student", "final", "raw", "late", "override", "hours_late", *(f"stage{n}" for n in STAGE_NUMBERS)]
     rows = [[*header, "notes"]] + [gradebook_row(graded) for graded in sorted(students, key=lambda g: g.student)]
     text = csv_text(rows)
@@ -158,7 +147,7 @@ def write_gradebook(out: Path, students: Sequence[Graded]) -> None:
 
 
 def write_not_graded(out: Path, why: dict[str, str]) -> None:
-    """not_graded.csv: every entry that has no row in the gradebook or does not import, and why (an empty list too)."""
+    """not_graded.csv: every entry with no row or not graded in full, and why (an empty list too)."""
     write_atomically(out / "not_graded.csv", csv_text([["student", "why"], *sorted(map(list, why.items()))]))
 
 
@@ -181,17 +170,17 @@ def write_changes(out: Path, before: dict[str, str], students: Sequence[Graded])
 
 
 def read_roster(out: Path) -> dict[str, dict[str, str]] | None:
-    """roster.csv: lab student -> Canvas's columns; None without one. Read as every term file is (term.read_rows)."""
+    """roster.csv: lab student -> Canvas's columns; None without one."""
     path = out / ROSTER
     if not path.is_file():
         return None
     roster: dict[str, dict[str, str]] = {}
-    for number, row in read_rows(path, ("student", *CANVAS_COLUMNS)):
+    for where, row in read_rows(path, ("student", *CANVAS_COLUMNS)):
         student = same_name(row.pop("student"))
         if not student or not (row["ID"] or row["SIS User ID"]):
-            raise TermError(f"{ROSTER} line {number}: needs a student and Canvas's ID or SIS User ID")
+            raise TermError(f"{where}: needs a student and Canvas's ID or SIS User ID")
         if student in roster:
-            raise TermError(f"{ROSTER} line {number}: {student} is named twice: keep one row")
+            raise TermError(f"{where}: {student} is named twice: keep one row")
         roster[student] = row
     return roster
 

@@ -1,12 +1,8 @@
 """A graded student of a class: the one record, written once, of which every file `class` writes is a view.
 
-`class` grades a student into a `Graded` (their grade: each check's result, a failure as data) and
-writes it as OUT/students/<student>/graded.json (to_json). The term (grader/instructor/term.py) is
-applied on every run, to a copy (`with_term`); then their results.json and feedback.md
-(grader/instructor/handout.py), their gradebook.csv and canvas.csv rows (grader/instructor/gradebook.py)
-and their entry in report.html (grader/instructor/class_report.py) are drawn from the record. A later
-process (a resumed run, `merge`) reads graded.json back with from_json, the record's one serialisation:
-nothing reads a rendered file back.
+`class` grades a student into a `Graded` and writes it as OUT/students/<student>/graded.json (to_json); a
+resumed run or `merge` reads it back (from_json). results.json, feedback.md, the gradebook's and Canvas's rows
+and report.html are drawn from it with the term applied (`with_term`): nothing reads a rendered file back.
 """
 
 import functools
@@ -26,8 +22,7 @@ REASON_LIMIT = 120  # characters of one failed check's reason (failure_reason)
 
 @dataclass(frozen=True)
 class Graded:
-    """One student, graded: who, their grade (checks and failures as data), how it was graded and handed in,
-    and, once applied, the term's adjustments (late, overrides: `applied`)."""
+    """One student: who, their grade (checks and failures as data), how it was graded and handed in."""
 
     student: str  # their entry in DIR, in NFC
     shown: str  # their file as DIR holds it, as the student knows it: their feedback names it so
@@ -39,8 +34,7 @@ class Graded:
     applied: Final | None = None  # the term's adjustments, once with_term applied them; never written
 
     @property
-    def raw(self) -> float:
-        """The checks' total, before the term."""
+    def raw(self) -> float:  # the checks' total, before the term
         return float(self.grade.score)
 
     @cached_property
@@ -50,22 +44,20 @@ class Graded:
         return {stage: float(scores.get(stage, 0)) for stage in STAGE_NUMBERS}
 
     @cached_property
-    def checks(self) -> dict[str, int]:
-        """label -> the check's score."""
+    def checks(self) -> dict[str, int]:  # label -> the check's score
         return {result.check.label: result.score for result in self.grade.results}
 
     @cached_property  # the report asks each student for each check
     def failed(self) -> dict[str, str]:
-        """label -> why, for each failed check, as the class report counts the reasons."""
+        """label -> why, for each failed check (failure_reason)."""
         return {result.check.label: failure_reason(result) for result in self.grade.results if not result.passed}
 
     def with_term(self, term: Term) -> "Graded":
-        """This record with the term's adjustments (term.apply's), as every view after grading shows it."""
+        """This record with the term's adjustments, as every view after grading shows it."""
         return replace(self, applied=apply(term, self.student, self.raw, self.checks, self.modified))
 
     @property
     def adjustments(self) -> Final:
-        """The term's adjustments; with_term must have applied them."""
         if self.applied is None:
             raise ValueError(f"{self.student}: the term is not applied yet (Graded.with_term)")
         return self.applied
@@ -81,8 +73,8 @@ class Graded:
         return ((f"not graded: {self.ungraded}",) if self.ungraded else ()) + self.adjustments.notes
 
     def to_json(self) -> dict:
-        """The record as graded.json holds it (JSON data); from_json gives it back. Neither the grading's
-        time nor the term is in it: the same grade is the same bytes, and the term is applied on every run."""
+        """The record as graded.json holds it. Neither the grading's time nor the term is in it: the same
+        grade is the same bytes, and the term is applied on every run."""
         return {
             "student": self.student,
             "shown": self.shown,
@@ -106,8 +98,7 @@ class Graded:
 
     @classmethod
     def from_json(cls, data: dict) -> "Graded":
-        """The record to_json wrote. KeyError, TypeError or ValueError for one that is not this grader's
-        (an earlier release's, or a check's label that no longer exists)."""
+        """The record to_json wrote; KeyError, TypeError or ValueError for one of an earlier release."""
         results = [_result(entry, _checks_by_label()) for entry in data["checks"]]
         modified = data["modified"]
         return cls(
@@ -126,7 +117,7 @@ class Graded:
 
 
 def _result(entry: dict, checks: dict) -> CheckResult:
-    """A check's result as to_json wrote it; its check as the student read it (hinted: the failure's hint)."""
+    """A check's result as to_json wrote it, its check hinted for its failure as the student read it."""
     failure = None if entry["failure"] is None else _mismatch(entry["failure"])
     check = checks[entry["label"]] if failure is None else hinted(checks[entry["label"]], failure)
     return CheckResult(check, bool(entry["passed"]), str(entry["message"]), failure, bool(entry["died"]))

@@ -1,18 +1,11 @@
 """OUT/integrity.html: what `class --similar` found, for an academic-integrity office (never for students).
 
-- clusters of similar solutions, of any size: students joined by a similar pair
-  (grader/instructor/similarity.py: copydetect's fingerprints, the kit's starter and the
-  instructor's boilerplate left out, and code the class's independent solutions share);
-- every pair, with the lines each file holds of the other's code, side by side, numbered as in
-  each file (a reordered copy has them in other places and other pieces);
-- code that builds and runs code at run time: `exec`, `eval` or `compile` of anything but a
-  literal (a copy handed in as encoded text leaves no fingerprint; this is its trace), with the
-  decoders the file imports.
-
-Boilerplate the instructor gave out (a helper, a table pasted in class) goes in OUT/boilerplate/,
-one or more .py files: it is left out like the starter. The file is written by a run with
---similar only, and kept by the runs without it, so the evidence stays until it is looked for again.
-Every text a student wrote is escaped; the page runs no script and makes no request.
+Clusters of similar solutions (students joined by a similar pair: similarity.py), every pair with the lines
+each file holds of the other's side by side, and code that builds and runs code at run time (`exec`, `eval`
+or `compile` of anything but a literal: a copy handed in as encoded text leaves no fingerprint, this is its
+trace). Boilerplate the instructor gave out goes in OUT/boilerplate/*.py and is left out like the starter.
+Written by a run with --similar only, and kept by the others, so the evidence stays until it is looked for
+again. Every text a student wrote is escaped; the page runs no script and makes no request.
 """
 
 import ast
@@ -21,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.instructor.class_report import html_page, html_table
 from grader.kit.report import write_atomically
 
 INTEGRITY = "integrity.html"
@@ -65,17 +59,14 @@ def _runs_built_code(node: ast.Call) -> bool:
         return False
     function = node.func
     if isinstance(function, ast.Name):
-        return function.id in RUNNERS or (function.id == "getattr" and _names_runner(node.args[1:2]))
+        named = any(isinstance(argument, ast.Constant) and argument.value in RUNNERS for argument in node.args[1:2])
+        return function.id in RUNNERS or (function.id == "getattr" and named)
     return (
         isinstance(function, ast.Attribute)
         and function.attr in RUNNERS
         and isinstance(function.value, ast.Name)
         and function.value.id in ("builtins", "__builtins__")
     )
-
-
-def _names_runner(arguments: list[ast.expr]) -> bool:
-    return any(isinstance(argument, ast.Constant) and argument.value in RUNNERS for argument in arguments)
 
 
 def _decoders(tree: ast.AST) -> tuple[str, ...]:
@@ -96,13 +87,10 @@ def _cut(text: str) -> str:
 
 def clusters(pairs) -> list[list[str]]:
     """The students joined by pairs, each group sorted, the largest first."""
-    group: dict[str, set[str]] = {}
-    for pair in pairs:
-        joined = group.get(pair.first, {pair.first}) | group.get(pair.second, {pair.second})
-        for name in joined:
-            group[name] = joined
-    found = {tuple(sorted(members)) for members in group.values()}
-    return sorted((list(members) for members in found), key=lambda members: (-len(members), members))
+    # similarity imports copydetect, which loads matplotlib's pyplot: imported for --similar only.
+    from grader.instructor.similarity import joined
+
+    return joined((pair.first, pair.second) for pair in pairs)
 
 
 def boilerplate(out: Path) -> str:
@@ -114,7 +102,6 @@ def boilerplate(out: Path) -> str:
 
 def write_integrity(out: Path, sources: dict[str, str], starter: str) -> None:
     """integrity.html for the class's files (student -> text), the starter and OUT's boilerplate left out."""
-    # Imported here: copydetect loads matplotlib's pyplot (0.5 s, 1.5 s on a loaded machine): only --similar.
     from grader.instructor.similarity import similar_pairs
 
     given = boilerplate(out)
@@ -140,10 +127,7 @@ def integrity_html(sources: dict[str, str], pairs, runs: list[RunsCode], with_bo
         "<h2>Pairs, the lines each file holds of the other's, side by side</h2>",
         _pairs_table(pairs, sources, quote),
     ]
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>agtool lab: integrity report</title>'
-        f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n"
-    )
+    return html_page("agtool lab: integrity report", STYLE, body)
 
 
 def _count(number: int, thing: str) -> str:
@@ -172,8 +156,7 @@ def _clusters_table(pairs) -> str:
             f'<tr class="cluster"><td class="num">{len(members)}</td><td><ul>{names}</ul></td>'
             f'<td class="num">{len(inside)}</td><td class="num">{low:.0%} to {high:.0%}</td></tr>'
         )
-    header = "<tr><th>students</th><th>who</th><th>pairs</th><th>shares (the larger side of each pair)</th></tr>"
-    return f'<table id="clusters">{header}{"".join(rows)}</table>'
+    return html_table("clusters", ("students", "who", "pairs", "shares (the larger side of each pair)"), rows)
 
 
 def _runs_table(runs: list[RunsCode]) -> str:
@@ -184,8 +167,7 @@ def _runs_table(runs: list[RunsCode]) -> str:
         f"<td><pre>{html.escape(run.text)}</pre></td><td>{html.escape(', '.join(run.decoders)) or '-'}</td></tr>"
         for run in runs
     ]
-    header = "<tr><th>student</th><th>line</th><th>code</th><th>decoders it imports</th></tr>"
-    return f'<table id="runs-code">{header}{"".join(rows)}</table>'
+    return html_table("runs-code", ("student", "line", "code", "decoders it imports"), rows)
 
 
 def _pairs_table(pairs, sources: dict[str, str], quote) -> str:
@@ -202,5 +184,4 @@ def _pairs_table(pairs, sources: dict[str, str], quote) -> str:
             f"<td>{html.escape(pair.second)}<br>{pair.second_share:.0%} of theirs</td>"
             f'<td class="lines"><pre>{second}</pre></td></tr>'
         )
-    header = "<tr><th>student</th><th>their lines</th><th>student</th><th>their lines</th></tr>"
-    return f'<table id="pairs">{header}{"".join(rows)}</table>'
+    return html_table("pairs", ("student", "their lines", "student", "their lines"), rows)

@@ -1,18 +1,11 @@
 """`python -m grader merge SHARD_OUT ... --out OUT`: the shards of one class (`class --shard I/N`), as one.
 
-The shards must be the whole class: every shard of the same count (each OUT records which
-shard it holds), or the merge is refused, naming the missing ones, unless --partial, and then
-the books say so (not_graded.csv and report.html name each missing shard: its students have
-no row, so Canvas keeps their grade as it was).
-Each student's record (graded.json) is read from the shard that graded them and written in OUT; a student in
-two shards must have the same stamp in both (a redelivered shard), or the merge is refused,
-naming them. The entries with no row (refused, or their grading failed) are read from each shard's
-record of them (records.NO_ROW); a shard without one is refused, naming the file, and so is a shard whose
-run stopped before it graded everyone (the record names whom it left): merge reads records only, never
-a rendered book. Then OUT gets what a single `class` run writes, from those records and the term
-files in OUT (grader/instructor/term.py): gradebook.csv, not_graded.csv, canvas.csv,
-changes.csv, report.html and each student's feedback.md and results.json, byte for byte as
-one run's.
+The shards must be the whole class (each OUT records which shard it holds), or the merge is refused, naming
+the missing ones, unless --partial: then the books name each missing shard, whose students have no row (so
+Canvas keeps their grade as it was). merge reads records only, never a rendered book: each student's record
+from the shard that graded them (a student in two shards must have the same stamp in both), and each shard's
+entries with no row (records.NO_ROW; a shard whose run stopped before it graded everyone is refused). OUT
+then gets what a single `class` run writes, from those records and the term files in OUT, byte for byte.
 """
 
 import argparse
@@ -28,7 +21,7 @@ from grader.instructor.views import open_books, read_books_input
 
 def missing_shards(shards: list[Path]) -> tuple[str, ...]:
     """The shards ("2/3") the given OUT folders lack to be a whole class; UsageError for a set that mixes
-    counts, or an OUT that records no shard."""
+    counts, or an OUT that records none."""
     held = {}
     for shard in shards:
         recorded = read_shard(shard)
@@ -47,8 +40,7 @@ def missing_shards(shards: list[Path]) -> tuple[str, ...]:
 
 
 def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
-    """Merge the shards' OUT folders into out; returns the records of everyone graded. A set of shards that is
-    not the whole class is refused (UsageError, naming the missing ones) unless partial."""
+    """Merge the shards' OUT folders into out; returns the records of everyone graded."""
     for shard in shards:
         if not (shard / "gradebook.csv").is_file():
             raise UsageError(f"SHARD_OUT {str(shard)!r} holds no gradebook.csv: give an OUT a `class --shard` wrote")

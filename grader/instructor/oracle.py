@@ -1,17 +1,13 @@
 """The grader's own trusted logic for the six stages, written from the lab's contract: the judge's side.
 
-It never imports agtool.tools: a grader that borrowed the reference would grade
-students against the reference's accidents. Two kinds of answer:
+It never imports agtool.tools: a grader that borrowed the reference would grade students against the
+reference's accidents. Two kinds of answer: every reason that really fails (`arg_reasons`, `result_reasons`,
+`door_errors`), where the spec lets a student report any failing check; and one answer, in the spec's order
+(`arg_reason`, `result_reason`, `call_tool`, `memo_key`, `call_memo`, `run`): what a correct module gives.
 
-- every reason that really fails (`arg_reasons`, `result_reasons`, `door_errors`): where the
-  spec lets a student report any failing check, any of these is right;
-- one answer, in the spec's order (`arg_reason`, `result_reason`, `call_tool`,
-  `memo_key`, `call_memo`, `run`): what a correct module gives.
-
-Stages 2 to 5 live in grader/instructor/trusted/, one module a stage, because a
-sandboxed child probing stage N imports the trusted versions of the stages below N
-(stage isolation) and nothing else: this module, which solves every stage, never
-enters a child (tests/sandbox/test_trust_boundary.py).
+Stages 2 to 5 live in grader/instructor/trusted/, one module a stage: a sandboxed child probing stage N
+imports the trusted stages below N and nothing else, never this module, which solves every stage
+(tests/sandbox/test_trust_boundary.py).
 """
 
 import difflib
@@ -87,11 +83,6 @@ FIXES: dict[str, Callable] = {
 }
 
 
-def find_fix(reason: str) -> Callable | None:
-    """By the full reason, else by its <stage>:<check> prefix."""
-    return FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))
-
-
 def run(
     tools: dict,
     request: Any,
@@ -122,25 +113,19 @@ def run(
         reason = envelope["error"]
         repeated = reason in state["reasons"]
         state["reasons"].append(reason)
-        fix = find_fix(reason)
+        fix = FIXES.get(reason) or FIXES.get(":".join(reason.split(":")[:2]))  # the full reason, else its prefix
         if repeated or fix is None or state["attempts"] >= max_attempts:
             break
         state["path"].append("fix")
-        fixed = apply_fix(fix, tools, tool, args, reason)
-        if fixed is None:
+        try:
+            fixed = fix(tools, tool, args, reason)
+        except (KeyError, TypeError, AttributeError):  # its field is no top-level arg (a dotted where.min_qty)
+            fixed = None
+        if fixed is None:  # the fix cannot help
             break
         tool, args = fixed
     state["path"].append("give_up")
     return {**state, "status": "gave_up"}
-
-
-def apply_fix(fix: Callable, tools: dict, tool: Any, args: Any, reason: str) -> tuple | None:
-    """(tool, args) after the fix, or None when it cannot help: it says so, or its field is not a
-    top-level arg of the contract (a dotted field such as where.min_qty)."""
-    try:
-        return fix(tools, tool, args, reason)
-    except (KeyError, TypeError, AttributeError):
-        return None
 
 
 # ── Stage 1 · what describe_tools must say ───────────────────────────────────

@@ -1,19 +1,18 @@
 """What OUT keeps between runs of `class`, read back by a resumed run and by `merge`: nothing else is.
 
-Each student's record, OUT/students/<student>/graded.json (grader/instructor/graded.py), holds their
-stamp: the seed and the hashes of the submission and of everything the grade depends on (every file
-of agtool/ and grader/, the Python and the packages that draw and run the cases). A student whose
-stamp matches is not graded again, so a run stopped half-way (Ctrl-C, SIGTERM, a crash) and started
-again loses nothing and redoes nothing; a changed submission, seed or lab is graded again. The entries
-with no row (refused, or their grading failed) and the students a stopped run left to grade are recorded
-in OUT/.no_row.json. Every file is written atomically (a temp file, then os.replace).
+Each student's record (graded.json) holds their stamp: the seed and the hashes of the submission and of
+everything the grade depends on. A student whose stamp matches is not graded again, so a run stopped half-way
+and started again loses nothing and redoes nothing. OUT/.no_row.json records the entries with no row and the
+students a stopped run left to grade. Every file is written atomically (a temp file, then os.replace).
 """
 
 import functools
 import hashlib
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from grader.instructor.graded import Graded
@@ -27,13 +26,11 @@ GRADE_PACKAGES = ("hypothesis", "langgraph", "langchain-core", "jsonschema")
 
 
 def stamp(submission: HandedIn, seed: int) -> dict:
-    """What a student's results depend on: seed, submission and the lab (lab_hash)."""
     return {"seed": seed, "submission": submission.digest, "lab": _lab_hash()}
 
 
 def lab_files(root: Path = LAB) -> list[Path]:
-    """Every file of the lab a grade may read: agtool/ (the contract, the syllabus, the rules, the
-    inventory) and grader/ (checks, oracle, sandbox), data files too; not caches."""
+    """Every file of the lab a grade may read, in agtool/ and grader/, data files too; not caches."""
     return sorted(
         path
         for package in ("agtool", "grader")
@@ -45,19 +42,14 @@ def lab_files(root: Path = LAB) -> list[Path]:
 def lab_hash(root: Path = LAB) -> str:
     digest = hashlib.sha256(sys.version.encode())
     for package in GRADE_PACKAGES:
-        digest.update(f"{package}=={_version(package)}".encode())
+        try:
+            installed = version(package)
+        except PackageNotFoundError:
+            installed = "none"
+        digest.update(f"{package}=={installed}".encode())
     for path in lab_files(root):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
-
-
-def _version(package: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return "none"
 
 
 @functools.cache
@@ -73,8 +65,7 @@ RECORD = "graded.json"  # OUT/students/<student>/: their record (grader/instruct
 
 
 def read_record(out: Path, student: str) -> Graded | None:
-    """The student's record in OUT (graded.json: their grade as graded, and its stamp), or None for none, or
-    one that is not this grader's (an earlier release's)."""
+    """The student's record in OUT, or None for none, or one of an earlier release."""
     try:
         return Graded.from_json(json.loads((student_folder(out, student) / RECORD).read_text()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -90,16 +81,15 @@ def write_record(out: Path, graded: Graded) -> None:
 NO_ROW = ".no_row.json"  # in OUT: the entries with no row, and who a stopped run left to grade: merge reads it
 
 
-def write_no_row(out: Path, no_row: dict[str, str], left: list[str]) -> None:
-    """The record of the entries with no row (refused, or their grading failed: entry -> why) and of the
-    students a stopped run left to grade (no row yet, and none of the books says so)."""
+def write_no_row(out: Path, no_row: dict[str, str], left: Sequence[str]) -> None:
+    """The record of the entries with no row (entry -> why) and of the students a stopped run left to grade."""
     record = {"no_row": dict(sorted(no_row.items())), "left": sorted(left)}
     write_atomically(out / NO_ROW, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
 
 
 def read_no_row(out: Path) -> tuple[dict[str, str], list[str]] | None:
-    """(the entries with no row, the students left to grade) as write_no_row wrote them; None for no such
-    record (a run of an earlier release, or one killed before its end)."""
+    """(the entries with no row, the students left to grade) as write_no_row wrote them; None for none
+    (a run of an earlier release, or one killed before its end)."""
     try:
         record = json.loads((out / NO_ROW).read_text())
         no_row, left = dict(record["no_row"]), list(record["left"])
@@ -109,10 +99,9 @@ def read_no_row(out: Path) -> tuple[dict[str, str], list[str]] | None:
 
 
 def resume(out: Path, submissions: list[HandedIn], seed: int, force: bool) -> dict[str, tuple[HandedIn, Graded | None]]:
-    """student -> (their submission, their record when it is for this very stamp, so they are not graded again,
-    else None; with force, None). A file's time is read once, when it is first graded: the submission keeps
-    the time its record holds when the record is of these very bytes (a file touched since, or --force,
-    changes no late penalty)."""
+    """student -> (their submission, their record when its stamp matches and not force, else None). A file's
+    time is read once, when it is first graded: a record of these very bytes gives its time to the submission
+    (a file touched since, or --force, changes no late penalty)."""
     found = {}
     for submission in submissions:
         record = read_record(out, submission.student)

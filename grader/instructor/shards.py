@@ -1,11 +1,7 @@
-"""One class over several machines: `class --shard I/N` grades the I-th of N shards, and `merge`
-(grader/instructor/merge.py) puts the shards' OUT folders together.
-
-A student's shard is fixed by their name alone (its sha256), so every machine agrees on it
-without talking to the others, a rerun of a shard grades the same students, and the
-students spread evenly. What each shard writes is keyed as one run's is: per student, the
-stamp (the seed, the submission's sha256, the lab's): a redelivered shard, or a shard run
-twice, changes nothing.
+"""One class over several machines: `class --shard I/N` grades the I-th of N shards, and `merge` puts the
+shards' OUT folders together. A student's shard is fixed by their name alone (its sha256), so every machine
+agrees on it without talking to the others, a rerun of a shard grades the same students, and the students
+spread evenly.
 """
 
 import hashlib
@@ -30,7 +26,7 @@ class Shard:
 
 
 def parse_shard(text: str) -> Shard:
-    """ "I/N" -> Shard(I, N); ValueError with what to write otherwise (argparse shows it in one line)."""
+    """ "I/N" -> Shard(I, N); ValueError with what to write otherwise."""
     index, slash, count = text.partition("/")
     if not (slash and index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
         raise ValueError(f"must be I/N with 1 <= I <= N, such as 2/4, not {text!r}")
@@ -46,7 +42,7 @@ def write_shard(out: Path, shard: Shard) -> None:
 
 
 def read_shard(out: Path) -> Shard | None:
-    """The shard OUT holds, as `class` recorded it; None when it recorded none (an earlier release)."""
+    """The shard OUT holds, as `class` recorded it; None when it recorded none."""
     try:
         record = json.loads((out / SHARD_RECORD).read_text())
         return Shard(int(record["index"]), int(record["count"]))

@@ -1,36 +1,28 @@
-"""grader.instructor.similarity: which students' solutions are alike, and where.
+"""Which students' solutions are alike, and where: similar_pairs(sources, starter) -> [Pair, ...].
 
-    similar_pairs({"alice": text, "bob": text, ...}, starter) -> [Pair, ...]
+The fingerprints are copydetect's (the MOSS method: the code tokenized, names and strings abstracted away,
+every k-gram of what is left hashed), so a copy with its variables renamed, its comments rewritten or its
+functions reordered still matches. Two kinds of code are no evidence, and are left out before anything is
+compared:
 
-The fingerprints are copydetect's (the MOSS method: the code tokenized, names and
-strings abstracted away, every k-gram of what is left hashed), so a copy with its
-variables renamed, its comments rewritten or its functions reordered still matches.
-Two kinds of code are no evidence, and are left out before anything is compared:
+- the starter: the kit's skeleton is in every student's file, and so is any boilerplate the instructor gave;
+- the class's common code: what at least a quarter of the class's independent solutions wrote alike. This
+  lab dictates much of its code (the contract table, `if "max" in spec: ...`): honest solutions share half
+  their fingerprints with each other, and a fingerprint that many students wrote on their own tells nothing
+  about two of them (MOSS's -m; copydetect has none). Near copies of each other (each holds SAME of the
+  other's code) count once, as a group, so a solution copied by half the class is not common code.
 
-- the starter: the kit's skeleton (signatures, docstrings, the given code) is in
-  every student's file, and so is any boilerplate the instructor gave (passed with it);
-- the class's common code: what at least a quarter of the class's independent solutions
-  wrote alike. This lab dictates much of its code (the contract table, `if "max" in spec:
-  ...`): honest solutions share half their fingerprints with each other, with the starter
-  left out, and a fingerprint that many students wrote on their own tells nothing about
-  two of them. MOSS has that rule (its -m); copydetect has none. Copies are one solution,
-  not many: files that are near copies of each other (each holds SAME of the other's code,
-  the starter left out) count once, as a group, so a solution copied by half the class is
-  not common code and its copies are all found.
-
-A pair is listed when either side's share is at least the threshold and that side's
-shared code is at least MIN_SHARED characters of tokenized code (about ten lines): a file
-that holds little of its own beyond the starter is not a copy for sharing a few lines.
-
-A pair's share on each side is copydetect's similarity: the fraction of that student's
-code (what is left of it) that the other's file has too. In a class too small for
-common code to show (fewer than COMMON_FLOOR students) honest solutions of this lab
-reach 0.8 against each other: there, read the list as a ranking.
+A pair's share on each side is copydetect's similarity: the fraction of that student's code (what is left of
+it) that the other's file has too. A pair is listed when either side's share is at least the threshold, of
+at least MIN_SHARED characters of tokenized code (about ten lines): a file that holds little of its own
+beyond the starter is not a copy for sharing a few lines. In a class smaller than COMMON_FLOOR, honest
+solutions of this lab reach 0.8 against each other: there, read the list as a ranking.
 """
 
 import io
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,16 +111,25 @@ def _listed(share: float, slices: np.ndarray, threshold: float) -> bool:
     return share >= threshold and (threshold <= 0 or int(np.sum(slices[1] - slices[0])) >= MIN_SHARED)
 
 
-def copy_groups(kept: dict[str, "_Kept"]) -> list[set[str]]:
+def copy_groups(kept: dict[str, "_Kept"]) -> list[list[str]]:
     """The students in groups of near copies (each holds SAME of the other's code), single students alone."""
-    group = {name: {name} for name in kept}
-    for first, second, (first_slices, second_slices) in _compared(kept):
-        near = min(kept[first].share(first_slices), kept[second].share(second_slices)) >= SAME
-        if near and group[first] is not group[second]:
-            joined = group[first] | group[second]
-            for name in joined:
-                group[name] = joined
-    return list({id(members): members for members in group.values()}.values())
+    near = [
+        (first, second)
+        for first, second, (first_slices, second_slices) in _compared(kept)
+        if min(kept[first].share(first_slices), kept[second].share(second_slices)) >= SAME
+    ]
+    return joined(near, kept)
+
+
+def joined(links: Iterable[tuple[str, str]], names: Iterable[str] = ()) -> list[list[str]]:
+    """The names joined by links, in groups (each sorted, the largest first); one of names in no link alone."""
+    group = {name: {name} for name in names}
+    for first, second in links:
+        together = group.get(first, {first}) | group.get(second, {second})
+        for name in together:
+            group[name] = together
+    found = {tuple(sorted(members)) for members in group.values()}
+    return sorted((list(members) for members in found), key=lambda members: (-len(members), members))
 
 
 def quote(source: str, ranges: tuple[tuple[int, int], ...]) -> str:

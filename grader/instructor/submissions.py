@@ -23,7 +23,7 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class HandedIn:
-    """What one student handed in, as found in DIR (intake.Submission is the file as read)."""
+    """What one student handed in, as found in DIR."""
 
     student: str  # the entry's name in NFC
     path: Path  # a regular file inside the student's own entry, symlinks resolved (or their folder, without one)
@@ -34,13 +34,11 @@ class HandedIn:
     modified: float | None
 
     @property
-    def digest(self) -> str | None:
-        """sha256 of what was read (and graded): the stamp compares it."""
+    def digest(self) -> str | None:  # sha256 of what was read (and graded): the stamp compares it
         return self.read.sha256 if self.read else None
 
     @property
-    def shown(self) -> str:
-        """The file as DIR holds it, as the student knows it."""
+    def shown(self) -> str:  # the file as DIR holds it, as the student knows it
         return self.read.shown if self.read else _shown(self.path, self.folder)
 
     def ungradable(self) -> str | None:
@@ -94,7 +92,7 @@ def _makes_names(node: ast.AST) -> bool:
 
 
 def find_submissions(folder: Path) -> tuple[list[HandedIn], dict[str, str]]:
-    """(the submissions in folder, sorted by student; entry -> why, for entries not graded)."""
+    """(the submissions in folder, sorted by student; entry -> why, for entries refused)."""
     if not folder.is_dir():
         raise UsageError(
             f"DIR {str(folder)!r} is not a folder: give the folder that holds one "
@@ -139,10 +137,8 @@ def _shown(path: Path, folder: Path) -> str:
 
 
 def _own_file(entry: Path) -> Path | None:
-    """The file to grade for one entry of DIR, inside that entry, symlinks resolved; None for a folder that holds none.
-
-    Raises NotASubmission for what must not be graded as this student's work.
-    """
+    """The file to grade for one entry of DIR, inside that entry, symlinks resolved; None for a folder that
+    holds none. NotASubmission for what must not be graded as this student's work."""
     if not entry.name.isprintable():
         raise NotASubmission(f"{entry.name!r} holds a control character: rename it")
     if entry.is_symlink():  # its target is someone else's file, or outside the class

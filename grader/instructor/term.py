@@ -1,7 +1,7 @@
 """The term around a class's grades: overrides, a late policy, extensions, as files beside the gradebook.
 
-The grader's scores (raw) are never edited; what an instructor decides about them is data
-in OUT, read on every run of `class` and applied after grading, so a rerun keeps it:
+The grader's scores (raw) are never edited; what an instructor decides about them is data in OUT, read on
+every run of `class` and applied after grading, so a rerun keeps it:
 
 - OUT/overrides.csv (student, check, points, reason): the score a check gets ("2.3"), or
   the final total ("total": the last word, late penalty included). Every row needs a reason.
@@ -16,16 +16,13 @@ in OUT, read on every run of `class` and applied after grading, so a rerun keeps
       grace_minutes = 5                    # late by no more than this is on time (default 0)
 
 - OUT/extensions.csv (student, due): a student's own due time.
-- OUT/submitted.csv (student, submitted): when each student handed in (an LMS export). Every
-  student with a file to grade needs a row (one without is refused, the closest row named);
-  rows naming no student are listed, not refused (an LMS lists the whole course). Without
-  it, the modification time of the file graded, read once (records.py keeps it with the
-  student's record) and said in the notes.
+- OUT/submitted.csv (student, submitted): when each student handed in (an LMS export). Every student with a
+  file to grade needs a row; rows naming no student are listed, not refused (an LMS lists the whole course).
+  Without it, the graded file's modification time, read once (records.py keeps it) and said in the notes.
 
-Names are compared as Unicode's NFC has them, in every file (a name typed on one machine and
-unzipped on another may be spelt in two forms that look the same).
+Names are compared in Unicode's NFC (one name unzipped on another machine may be spelt in another form).
 Bad input is refused before any grading, in one line naming the file, the row and the field.
-Every number of the gradebook is explained: final = raw - late + override, and the notes say why.
+final = raw - late + override, and the notes say why.
 """
 
 import csv
@@ -103,18 +100,17 @@ class Final:
     notes: tuple[str, ...]
 
     def of(self, raw: float) -> float:
-        """The final score: raw - late + override."""
         return points(raw - self.late + self.override)
 
 
 def points(value: float) -> float:
-    """value to the term's precision: its numbers are decimals an instructor typed, and 3 * 0.1 is 0.3 of them,
-    not 0.30000000000000004 (the books would show an override of 2.9e-15)."""
+    """value to the term's precision: its numbers are decimals an instructor typed, and 3 * 0.1 is 0.3 of them
+    (the books would show an override of 2.9e-15)."""
     return round(value, POINT_DIGITS)
 
 
 def same_name(name: str) -> str:
-    """A student's name as every file is compared in: Unicode's NFC (a decomposed ë is the composed one)."""
+    """A student's name as every file is compared in: Unicode's NFC."""
     return unicodedata.normalize("NFC", name)
 
 
@@ -123,20 +119,17 @@ def read_term(out: Path, students: set[str], checks: dict[str, int], handed_in: 
     (label -> points). handed_in: the students with a file graded (default: all), each of whom needs a row
     in submitted.csv when there is one."""
     term = _read_toml(out / TERM)
-    late = term.get("late")
     submitted, unmatched = _read_submitted(out / SUBMITTED, students, students if handed_in is None else handed_in)
-    return Term(
-        overrides=_read_overrides(out / OVERRIDES, students, checks),
-        late=_late_policy(late) if late is not None else None,
-        extensions=_read_times(out / EXTENSIONS, "due", students, needs=late is not None),
-        submitted=submitted,
-        assignment=_assignment(term),
-        unmatched=unmatched,
-    )
+    overrides = _read_overrides(out / OVERRIDES, students, checks)
+    late = _late_policy(term["late"]) if "late" in term else None
+    if late is None and (out / EXTENSIONS).is_file():
+        raise TermError(f"{EXTENSIONS}: extensions need a late policy: add [late] to {TERM}")
+    extensions = _read_times(out / EXTENSIONS, "due", students)
+    return Term(overrides, late, extensions, submitted, _assignment(term), unmatched)
 
 
 def apply(term: Term, student: str, raw: float, checks: Mapping[str, float], modified: float | None) -> Final:
-    """The student's final score from their raw one; `checks` are their check scores, `modified` the
+    """The term's adjustments to a student's raw score; `checks` are their check scores, `modified` the
     graded file's modification time as first read (used without submitted.csv; None: no file, no late)."""
     notes = []
     adjusted = raw
@@ -149,7 +142,11 @@ def apply(term: Term, student: str, raw: float, checks: Mapping[str, float], mod
         adjusted += override.points - was
         notes.append(f"{override.check}: {was:g} -> {override.points:g} ({override.reason})")
     late, hours = 0.0, 0.0
-    submitted = handed_in(term, student, modified)
+    # read_term made sure of a row in submitted.csv for each student with a file
+    if term.submitted is not None:
+        submitted = term.submitted.get(student)
+    else:
+        submitted = None if modified is None else datetime.fromtimestamp(modified, UTC)
     if term.late is not None and submitted is not None:
         if term.submitted is None:
             when = submitted.isoformat(timespec="seconds")
@@ -167,16 +164,6 @@ def apply(term: Term, student: str, raw: float, checks: Mapping[str, float], mod
         final = total.points
         notes.append(f"total set to {total.points:g} ({total.reason})")
     return Final(points(late), points(final - raw + late), hours, tuple(notes))
-
-
-def handed_in(term: Term, student: str, modified: float | None) -> datetime | None:
-    """When the student handed in: submitted.csv's row when there is the file (read_term made sure of
-    a row for each student with a file), else the file's time; None for a student with no file."""
-    if term.submitted is not None and student in term.submitted:
-        return term.submitted[student]
-    if term.submitted is None and modified is not None:
-        return datetime.fromtimestamp(modified, UTC)
-    return None
 
 
 # ── reading the files ────────────────────────────────────────────────────────
@@ -234,8 +221,8 @@ def _points(value, where: str) -> float:
     return float(value)
 
 
-def read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    """(line number, row) for each row of a CSV whose header is exactly `columns`."""
+def read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[str, dict[str, str]]]:
+    """(where, row) for each row of a CSV whose header is exactly `columns`: where names the file and line."""
     if not path.is_file():
         return []
     try:
@@ -248,11 +235,12 @@ def read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str,
         raise TermError(f"{path.name}: its first line must be {','.join(columns)}, not {','.join(header) or 'empty'}")
     rows = []
     for number, cells in enumerate(reader, start=2):
+        where = f"{path.name} line {number}"
         if not any(cell.strip() for cell in cells):
             continue
         if len(cells) != len(columns):
-            raise TermError(f"{path.name} line {number}: {len(cells)} cells, not {len(columns)} ({','.join(columns)})")
-        rows.append((number, dict(zip(columns, (cell.strip() for cell in cells), strict=True))))
+            raise TermError(f"{where}: {len(cells)} cells, not {len(columns)} ({','.join(columns)})")
+        rows.append((where, dict(zip(columns, (cell.strip() for cell in cells), strict=True))))
     return rows
 
 
@@ -265,8 +253,7 @@ def _student(row: dict[str, str], students: set[str], where: str) -> str:
 
 def _read_overrides(path: Path, students: set[str], checks: dict[str, int]) -> dict[str, list[Override]]:
     found: dict[str, list[Override]] = {}
-    for number, row in read_rows(path, ("student", "check", "points", "reason")):
-        where = f"{path.name} line {number}"
+    for where, row in read_rows(path, ("student", "check", "points", "reason")):
         student = _student(row, students, where)
         check = row["check"]
         most = sum(checks.values()) if check == TOTAL else checks.get(check)
@@ -293,10 +280,9 @@ def _read_submitted(
     handed_in without a row is refused, in one line naming them and the closest row."""
     if not path.is_file():
         return None, ()
-    # An LMS's export lists the whole course: a row for someone with no entry in DIR is no mistake.
-    rows = [same_name(row["student"]) for _, row in read_rows(path, ("student", "submitted"))]
-    unmatched = tuple(sorted({name for name in rows if name not in students}))
-    found = _read_times(path, "submitted", students, skip=set(unmatched))
+    outside: set[str] = set()
+    found = _read_times(path, "submitted", students, outside)
+    unmatched = tuple(sorted(outside))
     missing = sorted(handed_in - found.keys())
     if missing:
         student, more = missing[0], f" ({len(missing) - 1} more with none)" if len(missing) > 1 else ""
@@ -315,15 +301,13 @@ def _closest(student: str, names: tuple[str, ...]) -> str:
     return f"{best[0]!r} is the closest"
 
 
-def _read_times(
-    path: Path, column: str, students: set[str], needs: bool = True, skip: set[str] | None = None
-) -> dict[str, datetime]:
-    if path.is_file() and not needs:
-        raise TermError(f"{path.name}: extensions need a late policy: add [late] to {TERM}")
+def _read_times(path: Path, column: str, students: set[str], outside: set[str] | None = None) -> dict[str, datetime]:
+    """student -> the time in `column`. A row naming no student is refused, or with `outside` (an LMS's export
+    lists the whole course: no mistake) added to it."""
     found = {}
-    for number, row in read_rows(path, ("student", column)):
-        where = f"{path.name} line {number}"
-        if skip and same_name(row["student"]) in skip:
+    for where, row in read_rows(path, ("student", column)):
+        if outside is not None and same_name(row["student"]) not in students:
+            outside.add(same_name(row["student"]))
             continue
         student = _student(row, students, where)
         try:

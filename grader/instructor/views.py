@@ -1,15 +1,9 @@
 """Every file `class` and `merge` write from the records, with the term applied on every run: nothing here
-is read back.
-
-For each student, OUT/students/<student>/results.json (Gradescope's format) and feedback.md with their
-final (grader/instructor/handout.py). For the instructor: OUT/gradebook.csv, OUT/not_graded.csv,
-OUT/canvas.csv and OUT/changes.csv (grader/instructor/gradebook.py), with the term's overrides, late
-policy and extensions applied from files beside them (grader/instructor/term.py), OUT/report.html, the
-class on one page (grader/instructor/class_report.py), and with --similar OUT/integrity.html.
-Students live under OUT/students/, so no student's name can collide with those.
+is read back. docs/grading.md says what each file holds.
 """
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +35,7 @@ PARTIAL = "its students have no row in these books"
 
 @dataclass(frozen=True)
 class Books:
-    """What a run writes the books with, read from OUT before it writes any (read_books_input, open_books)."""
+    """What a run writes the books with, read from OUT before it writes any (open_books)."""
 
     out: Path
     term: Term
@@ -56,20 +50,18 @@ class Books:
         report: bool,
         compared: list[HandedIn] | None = None,
         missing_shards: tuple[str, ...] = (),
-        left: list[str] | None = None,
+        left: Sequence[str] = (),
     ) -> None:
-        """Every file for the instructor, and each student's feedback.md and results.json with their final,
-        from the records of the graded and of the entries with no row (entry -> why); says what to know.
-        report: write report.html too (once the class is whole); compared: the submissions whose integrity
-        report to write (--similar), or None (integrity.html, if any, is kept as the last --similar wrote it).
-        missing_shards: the shards a partial merge lacks (grader/instructor/merge.py), said in the books;
-        left: the students a stopped run left to grade, as records.write_no_row keeps them."""
+        """Every file for the instructor and each student's handout, from the records of the graded and of the
+        entries with no row (entry -> why); says what to know. report: write report.html too (once the class is
+        whole); compared: the submissions to compare (--similar), else None (integrity.html is kept as it was);
+        missing_shards: the shards a partial merge lacks; left: the students a stopped run left to grade."""
         out, term = self.out, self.term
         graded = write_books(out, graded, term)
         write_handouts(out, graded)
         ungraded = {row.student: row.ungraded for row in graded if row.ungraded}
         apart = {f"shard {shard}": f"not merged (merge --partial): {PARTIAL}" for shard in missing_shards}
-        write_no_row(out, no_row, left or [])
+        write_no_row(out, no_row, left)
         write_not_graded(out, {**no_row, **ungraded, **apart})
         said = [f"not graded: {student}: {why}" for student, why in sorted({**no_row, **ungraded}.items())]
         said += [f"partial: shard {shard} not merged: {PARTIAL}" for shard in missing_shards]
@@ -95,7 +87,7 @@ class Books:
 
 def read_books_input(out: Path, students: set[str], handed_in: set[str]) -> tuple[Term, dict | None]:
     """The term files and the roster in OUT, checked against the class (handed_in: the students with a
-    file, each of whom needs a row in submitted.csv when there is one): a bad one is a UsageError."""
+    file, who need a row in submitted.csv): a bad one is a UsageError."""
     try:
         return read_term(out, students, CHECK_POINTS, handed_in), read_roster(out)
     except TermError as error:
@@ -103,27 +95,26 @@ def read_books_input(out: Path, students: set[str], handed_in: set[str]) -> tupl
 
 
 def open_books(out: Path, term: Term, roster: dict | None) -> Books:
-    """The books of OUT, to be written with term and roster (read_books_input): a hand-edited gradebook.csv
-    is kept aside now, and the finals last written are read, before anything is written."""
+    """The books of OUT, to be written with term and roster: a hand-edited gradebook.csv is kept aside now,
+    and the finals last written are read, before anything is written."""
     return Books(out, term, roster, keep_hand_edits(out), previous_finals(out))
 
 
 def write_books(out: Path, graded: list[Graded], term: Term) -> list[Graded]:
-    """gradebook.csv from the records and the term; returns the records with the term applied."""
+    """gradebook.csv; returns the records with the term applied."""
     applied = [student.with_term(term) for student in graded]
     write_gradebook(out, applied)
     return applied
 
 
 def write_handouts(out: Path, graded: list[Graded]) -> None:
-    """Each student's feedback.md and results.json, with their final (grader/instructor/handout.py)."""
     for student in graded:
         write_handout(student_folder(out, student.student), student, MOST)
 
 
 def write_similar(out: Path, submissions: list[HandedIn], graded: list[Graded]) -> None:
-    """integrity.html, of the text of each graded student's file (one that does not import too: a copy can be
-    broken on purpose). release is imported here: it needs nbformat, which a class without --similar does not."""
+    """integrity.html, of each graded student's file (one that does not import too: a copy can be broken on
+    purpose). release needs nbformat, which a class without --similar does not: imported here."""
     from grader.instructor.release import starter
 
     names = {row.student for row in graded}
@@ -132,13 +123,8 @@ def write_similar(out: Path, submissions: list[HandedIn], graded: list[Graded]) 
 
 
 def write_report(
-    out: Path,
-    graded: list[Graded],
-    not_graded: dict[str, str],
-    roster: dict | None,
-    missing_shards: tuple[str, ...] = (),
+    out: Path, graded: list[Graded], not_graded: dict[str, str], roster: dict | None, missing_shards: tuple[str, ...]
 ) -> None:
-    """report.html: the class on one page (grader/instructor/class_report.py), of the records with the term."""
     sections = {student: entry["Section"] for student, entry in (roster or {}).items() if entry["Section"]}
     students = sorted(graded, key=lambda student: student.student)
     integrity = INTEGRITY if (out / INTEGRITY).is_file() else None
