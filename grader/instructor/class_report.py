@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from grader.instructor.graded import Graded
+from grader.kit.checks import every_check
+from grader.kit.grading import STAGE_POINTS
 from grader.kit.probing import Check
 
 TOP_REASONS = 3  # reasons shown per check
@@ -109,24 +111,23 @@ def html_table(table_id: str, header: Sequence[str], rows: list[str]) -> str:
 
 
 def report_html(
-    students: Sequence[Graded],
-    sections: dict[str, str],
+    graded: Sequence[Graded],
     not_graded: dict[str, str],
-    stage_points: dict[int, int],
-    checks: Sequence[Check],
-    integrity: str | None = None,
-    missing_shards: tuple[str, ...] = (),
+    roster: dict | None,
+    integrity: str | None,
+    missing_shards: tuple[str, ...],
 ) -> str:
-    """The page, of the students' records with the term applied. sections: student -> their section in
-    roster.csv, for those it gives one; not_graded: the entries with no row, and why; integrity: the
-    integrity report's file name, when there is one; missing_shards: the shards a partial merge lacks."""
+    """The page, of the students' records with the term applied. not_graded: the entries with no row, and why;
+    integrity: the integrity report's file name, when there is one; missing_shards: those a partial merge lacks."""
+    students = sorted(graded, key=lambda student: student.student)
+    sections = {student: entry["Section"] for student, entry in (roster or {}).items() if entry["Section"]}
     honest = [student for student in students if student.ungraded is None]
     ungraded = [student for student in students if student.ungraded is not None]
     apart = {"not graded": len(ungraded), "no row": len(not_graded)}
-    total = sum(stage_points.values())
+    total = sum(STAGE_POINTS.values())
     panels = [
         histogram_svg(f"stage {stage} (of {points} points)", [s.stages[stage] for s in honest], points, apart)
-        for stage, points in sorted(stage_points.items())
+        for stage, points in sorted(STAGE_POINTS.items())
     ]
     panels.append(histogram_svg(f"total (of {total} points)", [s.final for s in honest], total, apart, 2 * WIDTH))
     body = [
@@ -141,7 +142,7 @@ def report_html(
         "<h2>Checks</h2>",
         "<p>Discrimination: how passing the check goes with the rest of the raw score (point-biserial, files "
         'graded in full); <span class="low">near 0 or below</span>, strong students fail it as often as weak ones.</p>',
-        _checks_table(honest, checks),
+        _checks_table(honest, every_check()),
         *_apart_section(ungraded, not_graded),
         *_term_section(students),
         *_integrity_section(integrity),

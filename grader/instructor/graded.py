@@ -5,9 +5,8 @@ resumed run or `merge` reads it back (from_json). results.json, feedback.md, the
 and report.html are drawn from it with the term applied (`with_term`): nothing reads a rendered file back.
 """
 
-import functools
 from dataclasses import asdict, dataclass, fields, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from agtool.syllabus import STAGES
@@ -132,7 +131,7 @@ def _mismatch(data: dict) -> Mismatch:
     return Mismatch(**values)
 
 
-@functools.cache
+@cache
 def _checks_by_label() -> dict:
     return {check.label: check for check in every_check()}
 

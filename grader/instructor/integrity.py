@@ -146,10 +146,9 @@ def _clusters_table(pairs) -> str:
     found = clusters(pairs)
     if not found:
         return '<p id="clusters">No cluster.</p>'
-    shares = {(pair.first, pair.second): pair for pair in pairs}
     rows = []
     for members in found:
-        inside = [pair for (first, second), pair in shares.items() if first in members and second in members]
+        inside = [pair for pair in pairs if pair.first in members and pair.second in members]
         low, high = min(pair.share for pair in inside), max(pair.share for pair in inside)
         names = "".join(f"<li>{html.escape(name)}</li>" for name in members)
         rows.append(

@@ -28,11 +28,8 @@ from grader.instructor.trusted.results import result_reason, result_reasons  # n
 
 
 def door_errors(expected: str | None, contract: dict, args: Any, returns: dict, value: Any) -> set:
-    """Every right error where the one-answer door says `expected`.
-
-    Args and results that fail several checks may be reported by any failing check.
-    `value` is what the body returned (for result reasons).
-    """
+    """Every right error where the one-answer door says `expected`: args and results that fail several checks
+    may be reported by any failing check. `value` is what the body returned (for result reasons)."""
     if expected is not None and expected.startswith("args:") and isinstance(args, dict):
         return {f"args:{reason}" for reason in arg_reasons(contract, args)} | {expected}
     if expected is not None and expected.startswith("result:"):
@@ -90,11 +87,8 @@ def run(
     memo: dict | None = None,
     picker: Callable | None = None,
 ) -> dict:
-    """What a run must come to: the same door calls, reasons and ending as the spec's graph.
-
-    A max_attempts that is not an int (True and False included) gives ODD_LIMIT at once; an exception
-    out of the picker goes out of run; a fix that cannot apply (a dotted field) cannot help.
-    """
+    """What a run must come to: the same door calls, reasons and ending as the spec's graph. A max_attempts that
+    is not an int (True and False included) gives ODD_LIMIT at once; an exception out of the picker goes out."""
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):
         return {**ODD_LIMIT, "reasons": list(ODD_LIMIT["reasons"]), "path": []}
     memo = {} if memo is None else memo

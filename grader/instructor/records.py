@@ -10,10 +10,11 @@ import functools
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any, TypeVar
 
 from grader.instructor.graded import Graded
 from grader.instructor.submissions import HandedIn
@@ -21,6 +22,7 @@ from grader.kit.report import write_atomically
 
 STUDENTS = "students"  # OUT/students/<student>/: apart from class's own files, so no name collides
 LAB = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 # What draws and runs the cases besides the lab's own files: another version may grade otherwise.
 GRADE_PACKAGES = ("hypothesis", "langgraph", "langchain-core", "jsonschema")
 
@@ -62,40 +64,38 @@ def student_folder(out: Path, student: str) -> Path:
 
 
 RECORD = "graded.json"  # OUT/students/<student>/: their record (grader/instructor/graded.py)
+NO_ROW = ".no_row.json"  # in OUT: the entries with no row, and who a stopped run left to grade: merge reads it
 
 
-def read_record(out: Path, student: str) -> Graded | None:
-    """The student's record in OUT, or None for none, or one of an earlier release."""
+def read_json(path: Path, build: Callable[[Any], T]) -> T | None:
+    """build(the JSON data in path), or None for no such file or one of an earlier release (build fails)."""
     try:
-        return Graded.from_json(json.loads((student_folder(out, student) / RECORD).read_text()))
+        return build(json.loads(path.read_text()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
+def write_json(path: Path, data: Any) -> None:
+    write_atomically(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def read_record(out: Path, student: str) -> Graded | None:
+    return read_json(student_folder(out, student) / RECORD, Graded.from_json)
+
+
 def write_record(out: Path, graded: Graded) -> None:
-    write_atomically(
-        student_folder(out, graded.student) / RECORD, json.dumps(graded.to_json(), indent=1, ensure_ascii=False) + "\n"
-    )
-
-
-NO_ROW = ".no_row.json"  # in OUT: the entries with no row, and who a stopped run left to grade: merge reads it
+    write_json(student_folder(out, graded.student) / RECORD, graded.to_json())
 
 
 def write_no_row(out: Path, no_row: dict[str, str], left: Sequence[str]) -> None:
     """The record of the entries with no row (entry -> why) and of the students a stopped run left to grade."""
-    record = {"no_row": dict(sorted(no_row.items())), "left": sorted(left)}
-    write_atomically(out / NO_ROW, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    write_json(out / NO_ROW, {"no_row": dict(sorted(no_row.items())), "left": sorted(left)})
 
 
 def read_no_row(out: Path) -> tuple[dict[str, str], list[str]] | None:
     """(the entries with no row, the students left to grade) as write_no_row wrote them; None for none
     (a run of an earlier release, or one killed before its end)."""
-    try:
-        record = json.loads((out / NO_ROW).read_text())
-        no_row, left = dict(record["no_row"]), list(record["left"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return no_row, left
+    return read_json(out / NO_ROW, lambda record: (dict(record["no_row"]), list(record["left"])))
 
 
 def resume(out: Path, submissions: list[HandedIn], seed: int, force: bool) -> dict[str, tuple[HandedIn, Graded | None]]:

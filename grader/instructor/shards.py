@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.instructor.records import read_json
 from grader.kit.report import write_atomically
 
 
@@ -43,8 +44,4 @@ def write_shard(out: Path, shard: Shard) -> None:
 
 def read_shard(out: Path) -> Shard | None:
     """The shard OUT holds, as `class` recorded it; None when it recorded none."""
-    try:
-        record = json.loads((out / SHARD_RECORD).read_text())
-        return Shard(int(record["index"]), int(record["count"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return read_json(out / SHARD_RECORD, lambda record: Shard(int(record["index"]), int(record["count"])))

@@ -68,13 +68,9 @@ class Pair:
 def similar_pairs(
     sources: dict[str, str], starter: str, threshold: float = 0.6, common: float | None = 0.25
 ) -> list[Pair]:
-    """Every pair of students where either one's share is at least threshold, most alike first.
-
-    sources maps a student's name to the text of their tools.py; starter is the kit's skeleton.
-    A fingerprint that at least common (a fraction) of the class has counts as starter code;
-    None counts none (in a class that copied one leaked solution, that solution is common).
-    Deterministic: the same sources give the same list, in any process.
-    """
+    """Every pair of students (name -> text of their tools.py) where either one's share is at least threshold,
+    most alike first, the same in any process. A fingerprint that at least `common` of the class has counts as
+    starter code; None counts none (in a class that copied one leaked solution, that solution is common)."""
     names = sorted(sources)
     if len(names) < 2:
         return []
@@ -148,13 +144,10 @@ def _fingerprint(source: str) -> CodeFingerprint:
 
 
 class _Kept:
-    """One student's fingerprints less the excluded ones, as arrays: a pair costs no Python loop.
-
-    What copydetect's compare_files computes, in a tenth of its time: it loops in Python over the
-    shared hashes, 4 ms for two of these files, and 500 students are 125,000 pairs (tests check
-    that the two agree to the last bit). Not copydetect's own boilerplate argument
-    either: in 0.5.0 that also drops a place of every k-gram a file repeats (np.intersect1d is
-    told the file's hashes are unique when they are not)."""
+    """One student's fingerprints less the excluded ones, as arrays: a pair costs no Python loop. What
+    copydetect's compare_files computes (tests check they agree to the last bit), where its Python loop over
+    the shared hashes is too slow for 125,000 pairs; not its boilerplate argument either, which in 0.5.0 also
+    drops a place of every k-gram a file repeats (np.intersect1d is told the hashes are unique)."""
 
     def __init__(self, printed: CodeFingerprint, excluded: set[int]):
         kept = {int(h): places for h, places in printed.hash_idx.items() if int(h) not in excluded}

@@ -61,7 +61,7 @@ def nothing_to_grade(data: bytes) -> str | None:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
         return None
-    if not any(_names_tools(node) or _makes_names(node) for node in ast.walk(tree)):
+    if not any(_may_name_tools(node) for node in ast.walk(tree)):
         return "tools.py never names TOOLS"
     return None
 
@@ -70,22 +70,16 @@ def nothing_to_grade(data: bytes) -> str | None:
 NAME_MAKERS = frozenset({"exec", "eval", "compile", "globals", "vars", "locals", "setattr", "__import__", "__dict__"})
 
 
-def _names_tools(node: ast.AST) -> bool:
-    """node spells TOOLS: a name, an import, an attribute, or text that could be one (globals()["TOOLS"])."""
+def _may_name_tools(node: ast.AST) -> bool:
+    """node spells TOOLS (a name, an import, an attribute, or text that could be one: globals()["TOOLS"]), or may
+    make a name at run time (exec of decoded text, globals()[...] = ..., setattr on the module)."""
     if isinstance(node, ast.Name):
-        return node.id == "TOOLS"
+        return node.id == "TOOLS" or node.id in NAME_MAKERS
     if isinstance(node, ast.alias):
         return "TOOLS" in (node.name, node.asname) or node.name == "*"
     if isinstance(node, ast.Attribute):
-        return node.attr == "TOOLS"
+        return node.attr == "TOOLS" or node.attr in NAME_MAKERS
     return isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and "TOOLS" in str(node.value)
-
-
-def _makes_names(node: ast.AST) -> bool:
-    """node may make a name at run time (exec of decoded text, globals()[...] = ..., setattr on the module)."""
-    if isinstance(node, ast.Name):
-        return node.id in NAME_MAKERS
-    return isinstance(node, ast.Attribute) and node.attr in NAME_MAKERS
 
 
 # ── finding the submissions ──────────────────────────────────────────────────

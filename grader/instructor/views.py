@@ -79,8 +79,9 @@ class Books:
             said.append(f"changes.csv: {len(changed)} students' final scores changed since the last run")
         if compared is not None:
             write_similar(out, compared, graded)
-        if report:
-            write_report(out, graded, no_row, self.roster, missing_shards)
+        if report:  # the class on one page
+            integrity = INTEGRITY if (out / INTEGRITY).is_file() else None
+            write_atomically(out / "report.html", report_html(graded, no_row, self.roster, integrity, missing_shards))
         for line in said:
             print(line, file=sys.stderr)
 
@@ -120,13 +121,3 @@ def write_similar(out: Path, submissions: list[HandedIn], graded: list[Graded]) 
     names = {row.student for row in graded}
     read = {submission.student: submission.read for submission in submissions if submission.student in names}
     write_integrity(out, {name: file.data.decode("utf-8", "replace") for name, file in read.items() if file}, starter())
-
-
-def write_report(
-    out: Path, graded: list[Graded], not_graded: dict[str, str], roster: dict | None, missing_shards: tuple[str, ...]
-) -> None:
-    sections = {student: entry["Section"] for student, entry in (roster or {}).items() if entry["Section"]}
-    students = sorted(graded, key=lambda student: student.student)
-    integrity = INTEGRITY if (out / INTEGRITY).is_file() else None
-    page = report_html(students, sections, not_graded, STAGE_POINTS, every_check(), integrity, missing_shards)
-    write_atomically(out / "report.html", page)
