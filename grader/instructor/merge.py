@@ -50,7 +50,7 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
             f"shard {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing, so the books would "
             "lack their students: give every shard, or --partial to write the books without them (they say so)"
         )
-    found: dict[str, tuple[Path, Graded]] = {}  # student -> (their folder in a shard, their record)
+    found: dict[str, tuple[Path, Graded]] = {}  # student -> (the shard that graded them, their record)
     not_graded: dict[str, str] = {}
     for shard in shards:
         held = sorted((shard / STUDENTS).iterdir()) if (shard / STUDENTS).is_dir() else []  # a shard may be empty
@@ -65,10 +65,10 @@ def merge(shards: list[Path], out: Path, partial: bool = False) -> list[Graded]:
             earlier = found.get(folder.name)
             if earlier and earlier[1].stamp != record.stamp:
                 raise UsageError(
-                    f"{folder.name} was graded differently in {earlier[0].parents[1]} and {shard} "
+                    f"{folder.name} was graded differently in {earlier[0]} and {shard} "
                     "(another submission, seed or lab): grade that shard again, then merge"
                 )
-            found[folder.name] = (folder, record)
+            found[folder.name] = (shard, record)
         recorded = read_no_row(shard)
         if recorded is None:
             raise UsageError(
