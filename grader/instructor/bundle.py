@@ -1,39 +1,18 @@
 """`python -m grader gradescope OUT.zip [--seed N]`: this very grader as a Gradescope autograder.
 
-The zip holds at its root what Gradescope asks for, setup.sh (run once, when the
-autograder's image is built) and run_autograder (run for every submission), and
-beside them requirements.txt with constraints.txt (every package grading needs pinned to
-the version the tests ran with: grader/instructor/locks/gradescope.txt, `python -m grader lock`),
-settings.json (the seed, and
-whether to refuse an unconfined container), the grader/ package and of agtool/ only
-what a student's tools.py imports (the inventory). The reference solution, and the
-lab modules built on it, never leave this repository; a submission brings its own.
+The zip holds what Gradescope asks for (setup.sh, run once when the image is built; run_autograder, run
+for every submission), requirements.txt with constraints.txt (grader/instructor/locks/gradescope.txt),
+settings.json, the grader/ package and of agtool/ only LAB_MODULES: the reference solution never leaves
+this repository. On Gradescope, run_autograder calls `python -m grader.instructor.bundle ROOT`
+(`autograde` below): it grades ROOT/submission/**/tools.py, every stage in its own sandbox, into the
+same results.json as `python -m grader grade`, and refuses (score 0, the reason said) where the container
+cannot stop a submission from forging results.json or killing the grader, unless built with
+--allow-unconfined. ROOT is /autograder there, a temp dir in the tests.
 
-Each submission is graded on its own seed by default: an HMAC of Gradescope's submission id
-(submission_metadata.json) under a secret drawn when the bundle is built and kept in it, so
-classmates' failing inputs differ and a resubmission is asked other questions, while the
-instructor can replay any one (`--seed-of ID`). The grade is the same under every seed
-(tests/grader/test_seed_independence.py keeps it so). With --seed N, every submission gets N. No
-student sees a seed or the secret: not in results.json, nor in its feedback (whose replay line
-points to the kit's own check), and the sealed settings are unreadable to the child.
-
---max-submissions N counts a student's submissions as Gradescope's metadata lists them
-(previous_submissions): past N, a submission is not graded, and its results repeat the last
-counted one's score and tests with a line that says why, so the active grade stays what it was.
-
-What a student sees, and when (Gradescope's visibility of each entry of results.json):
-every check's title, score and verdict at once; a failed check's smallest failing
-hidden input, with expected and got, in a 0-point entry of its own, after the due
-date by default (--inputs-shown: after_published, hidden or visible). Shown at once,
-every resubmission would hand out one more right answer.
-
-On Gradescope's machine run_autograder calls `python -m grader.instructor.bundle ROOT`
-(`autograde` below), which grades ROOT/submission/**/tools.py with the same
-grade() and writes the same results.json as `python -m grader grade`, every
-stage in its own sandbox. It refuses to grade (score 0, the reason in results.json)
-when the container cannot stop a submission from writing results.json itself or
-from killing the grader, unless the bundle was built with --allow-unconfined.
-ROOT is /autograder there, a temp dir in the tests.
+Each submission is graded on its own seed: an HMAC of its Gradescope id under a secret drawn when the
+bundle is built, so classmates' failing inputs differ, and `--seed-of ID` replays one; no student sees a
+seed or the secret. What a student sees and when, the seeds and the cap on submissions:
+docs/beyond-one-machine.md.
 """
 
 import argparse
@@ -91,7 +70,7 @@ def bundle_files(
     max_submissions: int | None = None,
 ) -> dict[str, bytes]:
     """Every file of the bundle, path -> content, sorted."""
-    from grader.instructor.release import SKIPPED  # here: release needs nbformat, which Gradescope does not
+    from grader.instructor.release import walk  # here: release needs nbformat, which Gradescope does not
 
     stale = lock.stale(lock.GRADING)
     if stale:
@@ -109,10 +88,7 @@ def bundle_files(
         chosen["max_submissions"] = max_submissions
     files[SETTINGS] = (json.dumps(chosen, indent=1) + "\n").encode()
     files.update({name: (root / name).read_bytes() for name in LAB_MODULES})
-    for path in sorted((root / "grader").rglob("*")):
-        name = path.relative_to(root).as_posix()
-        if path.is_file() and not SKIPPED.search(name) and not NOT_SHIPPED.search(name):
-            files[name] = path.read_bytes()
+    files.update({path: (root / path).read_bytes() for path in walk(root, "grader") if not NOT_SHIPPED.search(path)})
     return dict(sorted(files.items()))
 
 

@@ -6,37 +6,15 @@
     python -m grader.instructor.mutation list
     python -m grader.instructor.mutation kill-check PATH [--seed S] [--reference REF]
 
-The tool is cosmic-ray (pinned in requirements.txt). It mutates one file on disk,
-one mutant at a time, and runs a shell command per mutant: that command is
-`kill-check`, which grades the mutated file in-process (LocalSession) at a fixed
-seed. A mutant is killed when any check fails, survives when every check passes.
-
-Only the solution code is mutated: the lines strictly between `# BEGIN SOLUTION` and
-`# END SOLUTION` (read with the kit's own marker parser, grader/instructor/release.py),
-fed to cosmic-ray's own line filter (cr-filter-lines). The lab-provided code around the
-blocks is not mutated, and no pragma is written into agtool/tools.py.
-
-`run` never touches agtool/tools.py: it copies agtool/ and grader/ once into a fresh
-temporary directory (so one grader judges the whole run, however the tree is edited
-meanwhile), and mutates copies of that tools.py there, one per worker (`--jobs`, default: the
-machine's cores). Each worker is one `cosmic-ray exec` over its share of the mutants (its own session database, the
-others' mutants marked skipped, as cosmic-ray's filters do). A stopped run (Ctrl-C,
-SIGTERM) ends its workers and removes the directory; a worker or a kill-check whose
-parent dies is killed by the kernel (PR_SET_PDEATHSIG), so nothing is left running.
-
-`report` prints the same from a recorded run (`run --json FILE`; by default the last full
-run, checked in as grader/instructor/mutation_run.json) with today's equivalents file, and
-says whether the solution lines have changed since it was recorded.
-
-`run` prints the total of mutants, killed, survived, equivalent (survivors listed in
-grader/instructor/equivalent_mutants.toml, each with why) and the score,
-killed / (total - equivalent); then every equivalent survivor with its reason, and every
-survivor not listed there: a blind spot of the grader (grader/instructor/mutation_blind_spots.md).
-Exit 0 when every survivor is a listed equivalent, 1 when some are not (or a kill-check
-broke), 2 on bad input.
-
-A mutant's identity is stable across runs: the operator, the function it is in, the
-text of its line and the text the mutant puts there (never a line number alone).
+cosmic-ray (pinned in requirements.txt) mutates only the lines strictly inside the `# BEGIN SOLUTION`
+blocks (the kit's marker parser, grader/instructor/release.py, feeds its line filter), one mutant at a
+time; its test command is `kill-check`, which grades the mutant in-process at a fixed seed: killed when
+a check fails. `run` mutates copies in a snapshot of agtool/ and grader/ taken once, one `cosmic-ray exec`
+per worker; agtool/tools.py is never written, and a stopped run leaves nothing running. A survivor is
+an equivalent (listed with why in equivalent_mutants.toml) or a blind spot of the grader
+(mutation_blind_spots.md). Exit 0 when every survivor is a listed equivalent, 1 when not (or a
+kill-check broke), 2 on bad input. A mutant's identity is stable across runs: the operator, its
+function, the text of its line and what the mutant puts there, never a line number alone.
 """
 
 import argparse
@@ -48,7 +26,6 @@ import hashlib
 import json
 import os
 import random
-import re
 import shutil
 import signal
 import sqlite3
@@ -57,10 +34,11 @@ import sys
 import tempfile
 import time
 import tomllib
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.instructor.release import ReleaseError, _blocks
+from grader.instructor.release import ReleaseError, _blocks, stage_of
 from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
@@ -73,7 +51,6 @@ BIN = Path(sys.executable).parent
 SEED = 0
 TIMEOUT = 180.0  # seconds for one kill-check (the reference grades in about 5)
 MARK = "mutation-kill-check:"
-_STAGE_HEADER = re.compile(r"^# ── Stage (\d+) ·")
 
 
 class MutationError(Exception):
@@ -93,15 +70,6 @@ def solution_ranges(source: str, filename: str = "tools.py") -> list[tuple[int, 
     if not ranges:
         raise MutationError(f"{filename}: no '# BEGIN SOLUTION' block: nothing to mutate")
     return ranges
-
-
-def stage_of(lines: list[str], number: int) -> int | None:
-    """The stage whose `# ── Stage N ·` header is nearest above line `number` (1-based)."""
-    for line in reversed(lines[:number]):
-        match = _STAGE_HEADER.match(line)
-        if match:
-            return int(match.group(1))
-    return None
 
 
 # ── Mutants and their identity ───────────────────────────────────────────────
@@ -167,28 +135,17 @@ def describe_mutants(source: str, work_items) -> list[Mutant]:
             piece = source
         if code is None:
             raise MutationError(f"cosmic-ray listed {spec.operator_name} #{spec.occurrence} but cannot apply it")
-        before = piece.splitlines()
-        after = code.splitlines()
-        line, mutated = _changed_text(before, after, spec.start_pos[0], spec.end_pos[0])
+        start, end = spec.start_pos[0], spec.end_pos[0]
+        changed = _changed_text(piece.splitlines(), code.splitlines(), start, end)
         found.append(
-            Mutant(
-                item.job_id,
-                spec.operator_name,
-                spec.occurrence,
-                spec.definition_name or "",
-                spec.start_pos[0],
-                spec.end_pos[0],
-                line,
-                mutated,
-            )
+            Mutant(item.job_id, spec.operator_name, spec.occurrence, spec.definition_name or "", start, end, *changed)
         )
     found.sort(key=lambda m: (m.start, m.operator, m.occurrence))
-    seen: dict[tuple, int] = {}
+    seen: Counter[tuple] = Counter()
     numbered = []
     for mutant in found:
-        key = mutant.identity[:4]
-        numbered.append(Mutant(**{**mutant.__dict__, "nth": seen.get(key, 0)}))
-        seen[key] = seen.get(key, 0) + 1
+        numbered.append(replace(mutant, nth=seen[mutant.identity[:4]]))
+        seen[mutant.identity[:4]] += 1
     return numbered
 
 
@@ -216,52 +173,37 @@ def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
         raise MutationError(f"{path}: not valid TOML: {error}") from None
+    fields = ("operator", "function", "line", "mutated", "why")
     entries = []
     for number, entry in enumerate(data.get("equivalent", []), 1):
-        missing = [
-            key for key in ("operator", "function", "line", "mutated", "why") if not isinstance(entry.get(key), str)
-        ]
+        missing = [key for key in fields if not isinstance(entry.get(key), str)]
         if missing:
             raise MutationError(f"{path}: [[equivalent]] #{number} has no str {missing[0]!r}")
         if not entry["why"].strip():
             raise MutationError(f"{path}: [[equivalent]] #{number} must say why it is equivalent")
-        entries.append(
-            Equivalent(
-                entry["operator"],
-                entry["function"],
-                entry["line"],
-                entry["mutated"],
-                entry["why"],
-                int(entry.get("nth", 0)),
-            )
-        )
+        entries.append(Equivalent(*(entry[key] for key in fields), int(entry.get("nth", 0))))
     return entries
 
 
 # ── cosmic-ray: a session of the solution's mutants ──────────────────────────
 
 
-def _config(test_command: str, ranges: list[tuple[int, int]], timeout: float, exclude: list[str]) -> str:
-    lines = ", ".join(json.dumps(f"{first}-{last}") for first, last in ranges)
-    return "\n".join(
-        [
-            "[cosmic-ray]",
-            'module-path = "tools.py"',
-            f"timeout = {float(timeout)}",
-            "excluded-modules = []",
-            f"test-command = {json.dumps(test_command)}",
-            "",
-            "[cosmic-ray.distributor]",
-            'name = "local"',
-            "",
-            "[cosmic-ray.filters.line-filter]",
-            f'lines = {{"tools.py" = [{lines}]}}',
-            "",
-            "[cosmic-ray.filters.operators-filter]",
-            f"exclude-operators = {json.dumps(exclude)}",
-            "",
-        ]
-    )
+CONFIG = """\
+[cosmic-ray]
+module-path = "tools.py"
+timeout = {timeout}
+excluded-modules = []
+test-command = {command}
+
+[cosmic-ray.distributor]
+name = "local"
+
+[cosmic-ray.filters.line-filter]
+lines = {{"tools.py" = [{lines}]}}
+
+[cosmic-ray.filters.operators-filter]
+exclude-operators = {exclude}
+"""
 
 
 def _tool(name: str, *args: str, cwd: Path) -> None:
@@ -280,9 +222,11 @@ def new_session(
     """Write tools.py and cr.toml into workdir; `cosmic-ray init`, then cosmic-ray's line (and operator)
     filters. Returns the session database; its pending work items are the solution's mutants."""
     (workdir / "tools.py").write_text(source, encoding="utf-8")
-    (workdir / "cr.toml").write_text(
-        _config(test_command, solution_ranges(source), timeout, exclude or []), encoding="utf-8"
+    lines = ", ".join(json.dumps(f"{first}-{last}") for first, last in solution_ranges(source))
+    config = CONFIG.format(
+        timeout=float(timeout), command=json.dumps(test_command), lines=lines, exclude=json.dumps(exclude or [])
     )
+    (workdir / "cr.toml").write_text(config, encoding="utf-8")
     _tool("cosmic-ray", "init", "cr.toml", "session.sqlite", cwd=workdir)
     _tool("cr-filter-lines", "session.sqlite", "--config", "cr.toml", cwd=workdir)
     if exclude:
@@ -425,10 +369,8 @@ def run(
     sample: int | None = None,
     exclude: list[str] | None = None,
     keep: Path | None = None,
-    log=print,
 ) -> tuple[list[Outcome], str]:
-    """Every solution mutant, graded, and the tools.py they were made from (the snapshot's);
-    the real agtool/tools.py is copied once and never written."""
+    """Every solution mutant, graded, and the tools.py they were made from (the snapshot's)."""
     from cosmic_ray.work_db import WorkDB, use_db
 
     jobs = max(1, jobs or os.cpu_count() or 1)
@@ -444,11 +386,8 @@ def run(
         # are edited while a run takes its minutes); every kill-check imports this copy.
         snapshot = tmp / "src"
         for package in ("agtool", "grader"):
-            shutil.copytree(
-                ROOT / package,
-                snapshot / package,
-                ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"),
-            )
+            debris = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+            shutil.copytree(ROOT / package, snapshot / package, ignore=debris)
         source = (snapshot / "agtool" / "tools.py").read_text(encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(snapshot), os.environ.get("PYTHONPATH")]))}
         command = (
@@ -475,7 +414,6 @@ def run(
             env=env,
             capture_output=True,
             text=True,
-            timeout=None,
             preexec_fn=_die_with_parent,
         )
         if baseline.returncode != 0:
@@ -483,9 +421,10 @@ def run(
             raise MutationError(
                 f"the grader does not pass the unmutated reference at seed {seed} ({said[0]}): no mutant can be judged"
             )
-        log(
+        print(
             f"mutation: {len(items)} mutants of the solution lines; the reference grades 100 in "
-            f"{time.perf_counter() - started:.1f}s; {jobs} workers (cosmic-ray exec), seed {seed}"
+            f"{time.perf_counter() - started:.1f}s; {jobs} workers (cosmic-ray exec), seed {seed}",
+            file=sys.stderr,
         )
 
         sessions = [session]
@@ -515,7 +454,7 @@ def run(
             time.sleep(1)
             if time.perf_counter() - last >= 30:
                 last = time.perf_counter()
-                log(f"mutation: {_progress(sessions)}/{len(items)} graded, {last - started:.0f}s", file=sys.stderr)
+                print(f"mutation: {_progress(sessions)}/{len(items)} graded, {last - started:.0f}s", file=sys.stderr)
         broken = [db.parent.name for db, worker in zip(sessions, workers, strict=True) if worker.returncode != 0]
         if broken:
             tail = (tmp / broken[0] / "exec.log").read_text(errors="replace").strip().splitlines()[-1:]
@@ -531,7 +470,7 @@ def run(
         missing = len(items) - len(outcomes)
         if missing:
             raise MutationError(f"{missing} mutants have no result; see the logs in {keep or tmp}")
-        log(f"mutation: graded in {time.perf_counter() - started:.0f}s")
+        print(f"mutation: graded in {time.perf_counter() - started:.0f}s", file=sys.stderr)
         outcomes.sort(key=lambda o: (o.mutant.start, o.mutant.operator, o.mutant.occurrence))
         return outcomes, source
     finally:
@@ -601,8 +540,7 @@ def solution_digest(source: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def save_run(path: Path, outcomes: list[Outcome], seed: int, seconds: float, source: str | None = None) -> None:
-    source = source if source is not None else REFERENCE.read_text(encoding="utf-8")
+def save_run(path: Path, outcomes: list[Outcome], seed: int, seconds: float, source: str) -> None:
     data = {
         "tool": "cosmic-ray 8.7.0",
         "seed": seed,
@@ -677,26 +615,17 @@ def main(argv: list[str] | None = None) -> int:
                 print(mutant.describe())
             return 0
         if args.command == "report":
-            pass
-        elif (args.jobs is not None and args.jobs < 1) or (args.sample is not None and args.sample < 1):
-            raise MutationError("--jobs and --sample must be at least 1")
-        elif args.timeout <= 0:
-            raise MutationError("--timeout must be positive")
-        equivalents = load_equivalents()
-        if args.command == "report":
+            equivalents = load_equivalents()
             header, outcomes = load_run(args.file)
             print(header)
             return report(outcomes, equivalents)
+        if any(given is not None and given < 1 for given in (args.jobs, args.sample)):
+            raise MutationError("--jobs and --sample must be at least 1")
+        if args.timeout <= 0:
+            raise MutationError("--timeout must be positive")
+        equivalents = load_equivalents()
         begun = time.perf_counter()
-        outcomes, source = run(
-            args.seed,
-            args.jobs,
-            args.timeout,
-            args.sample,
-            args.exclude_operators,
-            args.keep,
-            log=lambda *a, **k: print(*a, **{"file": sys.stderr, **k}),
-        )
+        outcomes, source = run(args.seed, args.jobs, args.timeout, args.sample, args.exclude_operators, args.keep)
     except MutationError as error:
         print(f"mutation: error: {error}", file=sys.stderr)
         return 2

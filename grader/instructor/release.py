@@ -2,41 +2,25 @@
 
     python -m grader release OUTDIR [--force]
 
-The kit is what students receive: the notebooks without outputs, `agtool/` with
-`tools.py` reduced to a skeleton, the part of the grader the notebooks' self-check
-cells need (`grader.check`) with the public cases it judges (grader/kit/public.py),
-requirements.txt with constraints.txt (the lab's runtime, not the instructor's tools,
-pinned by grader/instructor/locks/kit.txt), notebooks/requirements-data.txt as it is (the data notebook 09
-reads, installed without its dependencies), pyproject.toml, a Makefile and a README
-that opens with every way to set it up (SETUP_FIGURES: their time and disk). Never the oracle
-(grader/instructor/oracle.py solves every stage) nor the instructor's commands.
-Nothing in it is kept by hand: the skeleton is derived from the reference
-`agtool/tools.py` by its markers, every time.
+The kit is what students receive: the notebooks without outputs, `agtool/` with `tools.py` reduced to a
+skeleton, the part of the grader that check(N) runs with the public cases it judges, the kit's requirements
+pinned by its lock, and a README, Makefile and pyproject.toml drawn from kit_template/. Never the oracle nor
+the instructor's commands. Nothing in it is kept by hand, and it is deterministic: files are gathered in
+sorted order into memory and written with no timestamps, so two releases are byte-identical.
 
 Skeleton rule
-  A `# BEGIN SOLUTION` ... `# END SOLUTION` block indented inside a function
-  becomes, at the block's indentation,
+  A `# BEGIN SOLUTION` ... `# END SOLUTION` block inside a function becomes, at the block's indentation,
       raise NotImplementedError("Stage N: <function> — see notebooks/0N_<name>.ipynb")
-  where N is the nearest `# ── Stage N ·` header above it. A module-level block
-  is removed, and the `# BEGIN PROMPT` ... `# END PROMPT` block right after it
-  is uncommented (its lines lose their leading "# "; the markers go). Unbalanced,
-  nested, misplaced or malformed markers are refused, naming file and line.
+  where N is the nearest `# ── Stage N ·` header above it. A module-level block is removed, and the
+  `# BEGIN PROMPT` ... `# END PROMPT` block right after it is uncommented (its lines lose their leading
+  "# "; the markers go). Unbalanced, nested, misplaced or malformed markers are refused, naming file and line.
 
-Leak rule (what "no solution line survives" means)
-  A solution line is a line inside a SOLUTION block whose code (the line without
-  indentation and without a trailing "  # comment") is meaningful: it holds a
-  literal (a string or a number) or at least five names (identifiers and keywords
-  together). Shorter code, such as `return None`, `if reason:`, `kind = type(value)`,
-  `except Exception as error:`, a lone bracket or a comment, is what any Python file
-  holds and tells nothing about the solution. A line that the reference also has
-  outside its blocks, or that its lab-provided part (LAB_PART, agtool/contract.py: the
-  table check and the constants, split out of tools.py) has, is lab-provided code,
-  shipped on purpose, and is not a solution line. The kit is refused if any text file in it
-  (for a notebook: any line of any cell) has a solution line as its code, the grader's files
-  included.
-
-Deterministic: files are gathered in sorted order into memory and written with
-no timestamps in their content, so two releases are byte-identical.
+Leak rule
+  A solution line is a line inside a SOLUTION block whose code (no indentation, no trailing comment) holds
+  a literal or at least five names, and which neither the reference outside its blocks nor LAB_PART has:
+  shorter code (`return None`, `if reason:`) tells nothing about the solution. The kit is refused if any
+  line of its text files (for a notebook, of any cell) is a solution line, or if a lab module defines a
+  function the student writes under its own name.
 """
 
 import argparse
@@ -58,19 +42,14 @@ from grader.kit import public
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "kit_template"
-# A student's first set-up, each way, in seconds and bytes: written by `python -m grader.bench --kit-setup`
-# (grader/instructor/kit_speed.py), stated in the kit's README.
+# A student's first set-up, each way, in seconds and bytes: written by `python -m grader.bench --kit-setup`.
 SETUP_FIGURES = TEMPLATES / "setup.json"
 STUDENT_MODULE = "agtool/tools.py"
 # The lab's part of the student's module, kept apart so the skeleton holds only the lesson;
 # it ships as it is, and its code counts as the reference's own code outside the blocks.
 LAB_PART = "agtool/contract.py"
-# What of the grader ships: grader/kit/ whole, what check(N) and `python -m grader check N`
-# run, with the command line's entry point (grader/__main__.py, which registers the
-# instructor's commands only where grader/instructor/ exists). Not the oracle (it solves
-# the stages), nor grading strangers' code (sandbox, classroom, bundle, bench, the
-# instructor's commands) nor this file: without the oracle, check(N) judges the public
-# cases, written into the kit as PUBLIC_CASES.
+# What of the grader ships: grader/kit/ whole and the command line's entry point. Without the oracle,
+# check(N) judges the public cases, written into the kit as PUBLIC_CASES.
 KIT_GRADER = re.compile(r"grader/(__init__|__main__|kit/.+)\.py")
 PUBLIC_CASES = "grader/kit/public_cases.json"
 
@@ -153,7 +132,9 @@ def replacements(source: str, filename: str, notebooks: dict[int, str]) -> list[
     planned, after_module_solution = [], None
     for kind, begin, end in _blocks(lines, filename):
         where = f"{filename}:{begin + 1}"
-        indent, stage = _indent(lines[begin]), _stage_above(lines, begin, where)
+        indent, stage = _indent(lines[begin]), stage_of(lines, begin)
+        if stage is None:
+            raise ReleaseError(f"{where}: solution block before any '# ── Stage N ·' header")
         if stage not in notebooks:
             raise ReleaseError(f"{where}: no notebooks/{stage:02d}_*.ipynb for stage {stage}")
         if kind == "PROMPT":
@@ -199,12 +180,13 @@ def _uncomment(line: str, filename: str, number: int) -> str:
     return line[2:]
 
 
-def _stage_above(lines: list[str], begin: int, where: str) -> int:
-    for line in reversed(lines[:begin]):
+def stage_of(lines: list[str], number: int) -> int | None:
+    """The stage whose `# ── Stage N ·` header is nearest above line `number` (1-based), or at it."""
+    for line in reversed(lines[:number]):
         match = _STAGE.match(line)
         if match:
             return int(match.group(1))
-    raise ReleaseError(f"{where}: solution block before any '# ── Stage N ·' header")
+    return None
 
 
 def _function_above(lines: list[str], begin: int, where: str) -> str:
@@ -231,8 +213,7 @@ def is_meaningful(code: str) -> bool:
 
 
 def solution_lines(source: str, filename: str = STUDENT_MODULE, provided: str | None = None) -> set[str]:
-    """The meaningful code of the reference's SOLUTION blocks that the reference has nowhere else,
-    nor its lab-provided part (`provided`: the text of LAB_PART, this repository's when not given)."""
+    """The leak rule's solution lines of source (`provided`: the text of LAB_PART, this repository's when not given)."""
     lines = source.splitlines()
     inside: set[int] = set()
     for kind, begin, end in _blocks(lines, filename):
@@ -326,7 +307,8 @@ def strip_notebook(text: str) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def _walk(root: Path, folder: str) -> list[str]:
+def walk(root: Path, folder: str) -> list[str]:
+    """The files under root/folder, sorted, as paths relative to root; never SKIPPED debris."""
     paths = (p.relative_to(root).as_posix() for p in sorted((root / folder).rglob("*")) if p.is_file())
     return [path for path in paths if not SKIPPED.search(path)]
 
@@ -389,8 +371,8 @@ def kit_files(root: Path = ROOT) -> dict[str, bytes]:
     """Every file of the kit, path -> content, in sorted order (not yet checked for leaks)."""
     reference, notebooks = (root / STUDENT_MODULE).read_text(), _stage_notebooks(root)
     files: dict[str, bytes] = {}
-    shipped_grader = [path for path in _walk(root, "grader") if KIT_GRADER.fullmatch(path)]
-    for path in _walk(root, "agtool") + shipped_grader + _walk(root, "notebooks"):
+    shipped_grader = [path for path in walk(root, "grader") if KIT_GRADER.fullmatch(path)]
+    for path in walk(root, "agtool") + shipped_grader + walk(root, "notebooks"):
         content = (root / path).read_bytes()
         if path == STUDENT_MODULE:
             content = skeleton(reference, path, notebooks).encode()
@@ -476,12 +458,9 @@ def run(args: argparse.Namespace) -> int:
     """Write the kit; exit 0 when written, 1 when the kit cannot be made as it stands, 2 on bad input."""
     try:
         files = release(Path(args.outdir), force=args.force)
-    except OutdirError as error:
-        print(f"grader release: {error}", file=sys.stderr)
-        return 2
     except ReleaseError as error:
         print(f"grader release: {error}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, OutdirError) else 1
     except OSError as error:
         print(
             f"grader release: OUTDIR {args.outdir!r} cannot be written ({error.strerror}): "
