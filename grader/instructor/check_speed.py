@@ -1,17 +1,11 @@
 """How long a student waits for check(N): `python -m grader.instructor.check_speed` (or `grader.bench --first-check`).
 
-For each stage N, where students run it (a released kit, with the reference as the student's
-agtool/tools.py: every check of every stage runs, on the kit's public cases):
-  - the first `from grader import check; check(N)` in a fresh Jupyter kernel: the one cell,
-    timed from the client (the kernel's own start is not counted);
-  - the same cell again in that kernel (warm);
-  - `python -m grader check N` from a terminal: the command's wall clock.
-Goals: at most FIRST, WARM and TERMINAL seconds. Each figure is the median of --rounds rounds
-(a fresh kernel and a fresh command each), with the rounds' range. `--repository` also times
-the repository's check(N) (random cases judged by the oracle) the same way.
-
-Before the first round one untimed command writes the kit's bytecode, as a student's first
-check does once per kit.
+In a released kit whose tools.py is the reference (every check runs, on the kit's public cases), for each
+stage N: the first `from grader import check; check(N)` in a fresh Jupyter kernel (the cell alone, timed
+from the client), the same cell again in that kernel (warm), and `python -m grader check N` from a
+terminal. Each figure is the median of --rounds rounds, with their range, against the goals FIRST, WARM
+and TERMINAL; `--repository` also times the repository's check(N) (the oracle's random cases). One
+untimed command first writes the kit's bytecode, as a student's first check does once per kit.
 """
 
 import argparse

@@ -1,19 +1,12 @@
 """What grading costs, next to executing the lab's notebooks: `python -m grader.instructor.grading_speed`.
 
-In one run:
-  (a) `python -m grader class` on a class of 40 submissions with 2 jobs, every stage of
-      every submission in its own sandboxed child; most submissions are correct, some
-      carry a realistic mistake (so Hypothesis also shrinks);
-  (b) the six stage notebooks executed once with nbclient, against the reference: the
-      least that a notebook-executing grader (nbgrader, otter) pays for every student.
-Goal: grading one submission costs at most 1/60 of (b) (GOAL).
-
-This machine's speed drifts by a factor of two within an hour (the notebooks took 12 s and 32 s
-in two runs ten minutes apart), so (a) and (b) are measured in --rounds rounds, each (b) right
-after its (a), and the ratio is the rounds' median with its spread: a goal met in some rounds
-and missed in others is "within noise", not a bare yes or NO.
-
-Each (a) runs in a fresh child process: nbclient leaves threads behind (zmq, asyncio), and (a) forks.
+Grading a class of 40 (2 jobs, every stage of every submission in its own sandboxed child; every fourth
+submission carries a realistic mistake, so Hypothesis also shrinks) against executing the six stage
+notebooks once with nbclient, the least a notebook-executing grader (nbgrader, otter) pays per student.
+Goal: one submission costs at most GOAL of that. This machine's speed drifts by a factor of two within an
+hour, so each round times both, one right after the other, and the verdict is the rounds' median with its
+spread: a goal met in some rounds only is "within noise". The class runs in a fresh child each round:
+nbclient leaves threads behind (zmq, asyncio), and grading forks.
 """
 
 import argparse

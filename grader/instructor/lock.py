@@ -6,19 +6,11 @@ One environment, the one the tests ran in, locked three ways (grader/instructor/
     kit.txt         the student's: what the kit installs (KIT), shipped as the kit's constraints.txt
     gradescope.txt  the grading image's: what grading needs (GRADESCOPE), the bundle's constraints.txt
 
-Each lock is `name==version` for the names it is for and everything they require in turn
-(extras followed), at the version installed here. kit.txt and gradescope.txt are drawn from
-the same environment as lab.txt, so each is a part of it, version for version: a student, a
-Gradescope image and the tests run the same packages. Requirements behind a marker that is
-false here (`sys_platform == "win32"`: pywin32, colorama) are not installed here, so no lock
-pins them: pip installs them unpinned where they apply.
-
-`python -m grader gradescope` and `python -m grader release` refuse to build while a lock
-disagrees with what is installed; tests/instructor/test_lock.py checks all three.
-
-The data the notebooks read (notebooks/requirements-data.txt: BFCL's, for notebook 09) installs without its
-dependencies, so the lab's and the kit's locks pin it alone, at the version that file pins: a lock
-that says another, or an environment that has another, disagrees.
+Each lock pins the names it is for and everything they require in turn (extras followed) at the version
+installed here, so a student, a Gradescope image and the tests run the same packages. A requirement behind
+a marker false here (`sys_platform == "win32"`) is not installed, so no lock pins it. `release` and
+`gradescope` refuse to build while a lock disagrees with what is installed. The data the notebooks read
+(DATA) installs without its dependencies, so the lab's and the kit's locks pin it alone, as DATA pins it.
 """
 
 import argparse
@@ -62,12 +54,11 @@ class Lock:
     def path(self) -> Path:
         return LOCKS / f"{self.name}.txt"
 
-    def names(self, project: str | None = None) -> tuple[str, ...]:
+    def names(self) -> tuple[str, ...]:
         """The top-level requirement names this lock is for."""
         if self.requirements is not None:
             return self.requirements
-        project = (ROOT / "requirements.txt").read_text() if project is None else project
-        return tuple(requirement_lines(project).values())
+        return tuple(requirement_lines((ROOT / "requirements.txt").read_text()).values())
 
     def data_pins(self) -> dict[str, str]:
         """The data it pins, name -> version, as DATA says (none for a lock without data)."""
@@ -122,7 +113,9 @@ def needed(requirements) -> set[str]:
     """The distributions that requirements pull in on this machine: them and what they require
     (with the extras asked for), as installed."""
     seen: set[tuple[str, str]] = set()
-    todo = [(canonical(Requirement(name).name), extra) for name in requirements for extra in _extras(name)]
+    todo = [
+        (canonical(Requirement(name).name), extra) for name in requirements for extra in ("", *Requirement(name).extras)
+    ]
     while todo:
         name, extra = todo.pop()
         if (name, extra) in seen:
@@ -135,17 +128,9 @@ def needed(requirements) -> set[str]:
     return {name for name, _ in seen}
 
 
-def _extras(requirement: str) -> tuple[str, ...]:
-    return ("", *Requirement(requirement).extras)
-
-
 def pins(requirements, data=()) -> dict[str, str]:
     """name -> installed version, for everything requirements need, and the data (its requirements not followed)."""
     return {name: metadata.version(name) for name in sorted(needed(requirements) | set(data))}
-
-
-def text(requirements, data=()) -> str:
-    return HEADER + "".join(f"{name}=={version}\n" for name, version in pins(requirements, data).items())
 
 
 def read(path: Path) -> dict[str, str]:
@@ -154,13 +139,12 @@ def read(path: Path) -> dict[str, str]:
     return {canonical(name): version for name, _, version in (line.partition("==") for line in lines if line)}
 
 
-def disagreements(lock: Lock, path: Path | None = None) -> list[str]:
+def disagreements(lock: Lock) -> list[str]:
     """What the lock says that the environment does not: one line each; [] when they agree."""
-    path = path or lock.path
     try:
-        locked = read(path)
+        locked = read(lock.path)
     except OSError as error:
-        return [f"{path} cannot be read ({error.strerror})"]
+        return [f"{lock.path} cannot be read ({error.strerror})"]
     try:
         installed = lock.installed()
     except metadata.PackageNotFoundError as error:
@@ -195,7 +179,7 @@ def command(parser: argparse.ArgumentParser):
 
 def run(args: argparse.Namespace) -> int:
     try:
-        written = {lock: text(lock.names(), lock.data_pins()) for lock in ALL}
+        written = {lock: lock.installed() for lock in ALL}
     except metadata.PackageNotFoundError as error:
         print(
             f"grader lock: {error} is needed but not installed: "
@@ -203,8 +187,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    for lock, content in written.items():
-        write_atomically(lock.path, content)
+    for lock, pinned in written.items():
+        write_atomically(lock.path, HEADER + "".join(f"{name}=={version}\n" for name, version in pinned.items()))
         print(f"{_shown(lock.path)}: {len(read(lock.path))} packages pinned to the versions installed here")
     return 0
 

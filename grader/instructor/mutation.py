@@ -1,7 +1,7 @@
 """grader.instructor.mutation: the grader's blind spots, found by a real mutation-testing tool.
 
     python -m grader.instructor.mutation run [--seed S] [--jobs N] [--timeout SEC] [--sample K]
-                                             [--exclude-operators REGEX ...] [--json FILE] [--keep DIR]
+                                             [--json FILE] [--keep DIR]
     python -m grader.instructor.mutation report [RUN.json]
     python -m grader.instructor.mutation list
     python -m grader.instructor.mutation kill-check PATH [--seed S] [--reference REF]
@@ -181,7 +181,7 @@ def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
             raise MutationError(f"{path}: [[equivalent]] #{number} has no str {missing[0]!r}")
         if not entry["why"].strip():
             raise MutationError(f"{path}: [[equivalent]] #{number} must say why it is equivalent")
-        entries.append(Equivalent(*(entry[key] for key in fields), int(entry.get("nth", 0))))
+        entries.append(Equivalent(**{key: entry[key] for key in fields}, nth=int(entry.get("nth", 0))))
     return entries
 
 
@@ -200,9 +200,6 @@ name = "local"
 
 [cosmic-ray.filters.line-filter]
 lines = {{"tools.py" = [{lines}]}}
-
-[cosmic-ray.filters.operators-filter]
-exclude-operators = {exclude}
 """
 
 
@@ -216,21 +213,15 @@ def _tool(name: str, *args: str, cwd: Path) -> None:
         raise MutationError(f"{name} {' '.join(args)} failed (exit {done.returncode}): {tail[0]}")
 
 
-def new_session(
-    workdir: Path, source: str, test_command: str = "true", timeout: float = TIMEOUT, exclude: list[str] | None = None
-) -> Path:
-    """Write tools.py and cr.toml into workdir; `cosmic-ray init`, then cosmic-ray's line (and operator)
-    filters. Returns the session database; its pending work items are the solution's mutants."""
+def new_session(workdir: Path, source: str, test_command: str = "true", timeout: float = TIMEOUT) -> Path:
+    """Write tools.py and cr.toml into workdir; `cosmic-ray init`, then cosmic-ray's line filter.
+    Returns the session database; its pending work items are the solution's mutants."""
     (workdir / "tools.py").write_text(source, encoding="utf-8")
     lines = ", ".join(json.dumps(f"{first}-{last}") for first, last in solution_ranges(source))
-    config = CONFIG.format(
-        timeout=float(timeout), command=json.dumps(test_command), lines=lines, exclude=json.dumps(exclude or [])
-    )
+    config = CONFIG.format(timeout=float(timeout), command=json.dumps(test_command), lines=lines)
     (workdir / "cr.toml").write_text(config, encoding="utf-8")
     _tool("cosmic-ray", "init", "cr.toml", "session.sqlite", cwd=workdir)
     _tool("cr-filter-lines", "session.sqlite", "--config", "cr.toml", cwd=workdir)
-    if exclude:
-        _tool("cr-filter-operators", "session.sqlite", "--config", "cr.toml", cwd=workdir)
     return workdir / "session.sqlite"
 
 
@@ -250,10 +241,10 @@ def _skip(session: Path, job_ids: list[str], why: str) -> None:
             db.set_multiple_results(job_ids, WorkResult(output=why, worker_outcome=WorkerOutcome.SKIPPED))
 
 
-def solution_mutants(source: str, exclude: list[str] | None = None) -> list[Mutant]:
+def solution_mutants(source: str) -> list[Mutant]:
     """Every mutant cosmic-ray makes of the solution lines of `source` (in a temporary directory)."""
     with tempfile.TemporaryDirectory(prefix="agtool-mutants-") as tmp:
-        session = new_session(Path(tmp), source, exclude=exclude)
+        session = new_session(Path(tmp), source)
         return describe_mutants(source, pending(session))
 
 
@@ -367,7 +358,6 @@ def run(
     jobs: int | None = None,
     timeout: float = TIMEOUT,
     sample: int | None = None,
-    exclude: list[str] | None = None,
     keep: Path | None = None,
 ) -> tuple[list[Outcome], str]:
     """Every solution mutant, graded, and the tools.py they were made from (the snapshot's)."""
@@ -395,7 +385,7 @@ def run(
         )
         first = tmp / "w0"
         first.mkdir()
-        session = new_session(first, source, command, timeout, exclude)
+        session = new_session(first, source, command, timeout)
         items = sorted(
             pending(session),
             key=lambda i: (i.mutations[0].start_pos, i.mutations[0].operator_name, i.mutations[0].occurrence),
@@ -490,7 +480,7 @@ def run(
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=None) -> int:
+def report(outcomes: list[Outcome], equivalents: list[Equivalent]) -> int:
     """Print the numbers and the lists; 0 when every survivor is a listed equivalent."""
     listed = {entry.identity: entry for entry in equivalents}
     survivors = [o for o in outcomes if o.status == "survived"]
@@ -504,32 +494,29 @@ def report(outcomes: list[Outcome], equivalents: list[Equivalent], out=None) -> 
     judged = len(outcomes) - len(equivalent)
     score = len(killed) / judged if judged else 1.0
 
-    def say(text=""):
-        print(text, file=out or sys.stdout)
-
-    say(
+    print(
         f"mutants: {len(outcomes)}  killed: {len(killed)} (timeout {sum(o.status == 'timeout' for o in killed)})"
         f"  survived: {len(survivors)}  equivalent: {len(equivalent)}  errors: {len(errors)}"
     )
-    say(f"mutation score: {score:.1%} (killed {len(killed)} / non-equivalent {judged})")
-    say(f"\nequivalent survivors ({len(equivalent)}, {EQUIVALENTS.relative_to(ROOT)}):")
+    print(f"mutation score: {score:.1%} (killed {len(killed)} / non-equivalent {judged})")
+    print(f"\nequivalent survivors ({len(equivalent)}, {EQUIVALENTS.relative_to(ROOT)}):")
     for o in equivalent:
-        say(f"  {o.mutant.describe()}\n      why: {listed[o.mutant.identity].why}")
-    say(f"\nsurvivors not listed as equivalent: blind spots of the grader ({len(blind)}):")
+        print(f"  {o.mutant.describe()}\n      why: {listed[o.mutant.identity].why}")
+    print(f"\nsurvivors not listed as equivalent: blind spots of the grader ({len(blind)}):")
     for o in blind:
-        say(f"  {o.mutant.describe()}")
+        print(f"  {o.mutant.describe()}")
     if errors:
-        say(f"\nkill-check errors ({len(errors)}): the grader broke on these, no verdict:")
+        print(f"\nkill-check errors ({len(errors)}): the grader broke on these, no verdict:")
         for o in errors:
-            say(f"  {o.mutant.describe()}\n      {o.detail}")
+            print(f"  {o.mutant.describe()}\n      {o.detail}")
     if wrongly_listed:
-        say(f"\nlisted as equivalent but killed ({len(wrongly_listed)}): take them out of the file:")
+        print(f"\nlisted as equivalent but killed ({len(wrongly_listed)}): take them out of the file:")
         for o in wrongly_listed:
-            say(f"  {o.mutant.describe()} ({o.status} by {o.detail})")
+            print(f"  {o.mutant.describe()} ({o.status} by {o.detail})")
     if stale:
-        say(f"\nlisted as equivalent but no such mutant today ({len(stale)}):")
+        print(f"\nlisted as equivalent but no such mutant today ({len(stale)}):")
         for entry in stale:
-            say(f"  {entry.operator} in {entry.function}(): {entry.line}  ->  {entry.mutated}")
+            print(f"  {entry.operator} in {entry.function}(): {entry.line}  ->  {entry.mutated}")
     return 0 if not blind and not errors else 1
 
 
@@ -580,17 +567,9 @@ def main(argv: list[str] | None = None) -> int:
     go.add_argument("--jobs", type=int, default=None, help="workers (default: the machine's cores)")
     go.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds for one mutant's grade")
     go.add_argument("--sample", type=int, default=None, help="grade K mutants drawn by the seed, not all")
-    go.add_argument(
-        "--exclude-operators",
-        nargs="*",
-        default=[],
-        metavar="REGEX",
-        help="cosmic-ray operators to leave out (cr-filter-operators)",
-    )
     go.add_argument("--json", type=Path, default=None, help="also write every mutant's outcome here")
     go.add_argument("--keep", type=Path, default=None, help="keep the sessions and logs in this directory")
-    show = commands.add_parser("list", help="print every solution mutant, as [[equivalent]] entries would name it")
-    show.add_argument("--exclude-operators", nargs="*", default=[], metavar="REGEX")
+    commands.add_parser("list", help="print every solution mutant, as [[equivalent]] entries would name it")
     again = commands.add_parser("report", help="print a recorded run's numbers with today's equivalents file")
     again.add_argument(
         "file",
@@ -611,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
         return _main_kill_check(args)
     try:
         if args.command == "list":
-            for mutant in solution_mutants(REFERENCE.read_text(encoding="utf-8"), args.exclude_operators):
+            for mutant in solution_mutants(REFERENCE.read_text(encoding="utf-8")):
                 print(mutant.describe())
             return 0
         if args.command == "report":
@@ -625,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
             raise MutationError("--timeout must be positive")
         equivalents = load_equivalents()
         begun = time.perf_counter()
-        outcomes, source = run(args.seed, args.jobs, args.timeout, args.sample, args.exclude_operators, args.keep)
+        outcomes, source = run(args.seed, args.jobs, args.timeout, args.sample, args.keep)
     except MutationError as error:
         print(f"mutation: error: {error}", file=sys.stderr)
         return 2

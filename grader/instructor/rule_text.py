@@ -1,17 +1,11 @@
 """Writes agtool/rules.py into the texts a student reads: the notebooks, and pointers in agtool/tools.py.
 
-Each rule is written once, in agtool/rules.py, and a student reads it once, in its stage's
-notebook. This module draws two texts from it:
-
-- in each stage's notebook, the list of "What the grade judges": one line a check,
-  `- **2.4** <rule> (<example>)`, in the folded appendix that ends the notebook (a markdown
-  cell that begins `<details>` and `<summary>What the grade judges</summary>`);
-- in agtool/tools.py, a pointer to that list, never the rules again: the line of each
-  docstring that begins `The rules: ` and the comment line `# The rules of TOOLS: ` (FIXES
-  likewise) become `The rules: notebooks/02_check_args.ipynb, "What the grade judges" (2.1 to 2.8).`
-
-Everything else in those files is hand-written and left as it is. tests/grader/test_rules.py fails
-while a file differs from what this writes, so the texts can only change together:
+Each rule is written once, in agtool/rules.py, and a student reads it once, in its stage's notebook: one
+line a check, `- **2.4** <rule> (<example>)`, in the folded appendix "What the grade judges" (a markdown
+cell that begins APPENDIX). agtool/tools.py points there, never repeating the rules: the docstring line
+that begins `The rules: ` and the comment `# The rules of TOOLS: ` (FIXES likewise) become
+`The rules: notebooks/02_check_args.ipynb, "What the grade judges" (2.1 to 2.8).` The rest of those
+files is hand-written. tests/grader/test_rules.py fails while a file differs from what this writes:
 
     python -m grader.instructor.rule_text          # write them
     python -m grader.instructor.rule_text --check  # say which are stale, change nothing
