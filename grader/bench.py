@@ -1,10 +1,7 @@
 """python -m grader.bench: grading a class against executing the notebooks (grader/instructor/grading_speed.py).
 
-`python -m grader.bench --first-check [--rounds N ...]`: how long a student waits for check(N)
-instead (grader/instructor/check_speed.py).
-
-`python -m grader.bench --kit-setup`: a student's first set-up of the kit, each way, in time and
-disk (grader/instructor/kit_speed.py); the kit's README states what it last measured.
+`--first-check [--rounds N ...]`: how long a student waits for check(N) (grader/instructor/check_speed.py).
+`--kit-setup`: a student's first set-up of the kit, each way, in time and disk (grader/instructor/kit_speed.py).
 """
 
 import sys

@@ -61,14 +61,7 @@ class BundleError(Exception):
     """The bundle cannot be made; the message says what to do."""
 
 
-def bundle_files(
-    seed: int | None,
-    confine: bool = True,
-    root: Path = ROOT,
-    inputs_shown: str = STUDENT.inputs_shown,
-    secret: str | None = None,
-    max_submissions: int | None = None,
-) -> dict[str, bytes]:
+def bundle_files(seed: int | None, confine: bool, inputs_shown: str, max_submissions: int | None) -> dict[str, bytes]:
     """Every file of the bundle, path -> content, sorted."""
     from grader.instructor.release import walk  # here: release needs nbformat, which Gradescope does not
 
@@ -78,17 +71,17 @@ def bundle_files(
     files = {name: (SCRIPTS / name).read_bytes() for name in ("setup.sh", "run_autograder")}
     files["constraints.txt"] = lock.GRADING.path.read_bytes()
     try:
-        files["requirements.txt"] = lock.lines_for(lock.GRADESCOPE, (root / "requirements.txt").read_text()).encode()
+        files["requirements.txt"] = lock.lines_for(lock.GRADESCOPE, (ROOT / "requirements.txt").read_text()).encode()
     except LookupError as error:
         raise BundleError(f"{error}, which the grader needs on Gradescope") from None
     chosen: dict = {"seed": seed, "require_confinement": confine, "inputs_shown": inputs_shown}
     if seed is None:
-        chosen["secret"] = secret or secrets.token_hex(32)
+        chosen["secret"] = secrets.token_hex(32)
     if max_submissions is not None:
         chosen["max_submissions"] = max_submissions
     files[SETTINGS] = (json.dumps(chosen, indent=1) + "\n").encode()
-    files.update({name: (root / name).read_bytes() for name in LAB_MODULES})
-    files.update({path: (root / path).read_bytes() for path in walk(root, "grader") if not NOT_SHIPPED.search(path)})
+    files.update({name: (ROOT / name).read_bytes() for name in LAB_MODULES})
+    files.update({path: (ROOT / path).read_bytes() for path in walk(ROOT, "grader") if not NOT_SHIPPED.search(path)})
     return dict(sorted(files.items()))
 
 
@@ -315,12 +308,7 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         return _refuse(problem)
     try:
-        files = bundle_files(
-            args.seed,
-            confine=not args.allow_unconfined,
-            inputs_shown=args.inputs_shown,
-            max_submissions=args.max_submissions,
-        )
+        files = bundle_files(args.seed, not args.allow_unconfined, args.inputs_shown, args.max_submissions)
         write_zip(files, out)
     except BundleError as error:
         return _refuse(str(error))

@@ -24,25 +24,16 @@ class NoWritingCell(Exception):
     """A stage's notebook has no code cell after a `## What you write` heading."""
 
 
-def first_writing_cell(cells: list[dict]) -> int:
-    """The index of the first code cell after the first `## What you write` heading."""
+def reading(notebook: Path) -> int:
+    """The words a student reads in notebook before the first code cell after the first `## What you write`."""
+    cells = json.loads(notebook.read_text())["cells"]
     heading = next(
         (i for i, cell in enumerate(cells) if cell["cell_type"] == "markdown" and WRITE_HEADING.search(_text(cell))),
         len(cells),
     )
-    code = next((i for i in range(heading + 1, len(cells)) if cells[i]["cell_type"] == "code"), None)
-    if code is None:
-        raise NoWritingCell("no code cell follows a '## What you write' heading")
-    return code
-
-
-def reading(notebook: Path) -> int:
-    """The words a student reads in notebook before the first cell that runs what they wrote."""
-    cells = json.loads(notebook.read_text())["cells"]
-    try:
-        end = first_writing_cell(cells)
-    except NoWritingCell as error:
-        raise NoWritingCell(f"{notebook.name}: {error}") from None
+    end = next((i for i in range(heading + 1, len(cells)) if cells[i]["cell_type"] == "code"), None)
+    if end is None:
+        raise NoWritingCell(f"{notebook.name}: no code cell follows a '## What you write' heading")
     return sum(len(FOLDED.sub(" ", _text(cell)).split()) for cell in cells[:end])
 
 
@@ -50,9 +41,9 @@ def _text(cell: dict) -> str:
     return "".join(cell["source"])
 
 
-def readings(root: Path = ROOT) -> dict[int, int]:
+def readings() -> dict[int, int]:
     """{stage: its notebook's reading}, for each stage of the syllabus."""
-    return {number: reading(root / "notebooks" / stage.notebook) for number, stage in STAGES.items()}
+    return {number: reading(ROOT / "notebooks" / stage.notebook) for number, stage in STAGES.items()}
 
 
 def main() -> int:

@@ -320,21 +320,14 @@ def _stage_notebooks(root: Path) -> dict[int, str]:
     return notebooks
 
 
-def _pyproject(root: Path) -> str:
+def _pyproject(root: Path, requirements: str) -> str:
     """The kit's pyproject.toml: the project's own name and version, and as its dependencies what a
     notebook's kernel imports (a hosted notebook installs the kit with them: README.md)."""
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     template = (TEMPLATES / "pyproject.toml").read_text()
-    kernel = lock.lines_for(lock.KERNEL, (root / "requirements.txt").read_text()).splitlines()
+    kernel = lock.lines_for(lock.KERNEL, requirements).splitlines()
     fields = {key.replace("-", "_"): json.dumps(value) for key, value in project.items() if isinstance(value, str)}
     return template.format(**fields, dependencies=json.dumps(kernel))
-
-
-def _requirements(root: Path) -> str:
-    """The kit's requirements.txt: the requirement lines of the project that the kit installs (lock.KIT)."""
-    return (TEMPLATES / "requirements.txt").read_text() + lock.lines_for(
-        lock.KIT, (root / "requirements.txt").read_text()
-    )
 
 
 def setup_figures() -> dict[str, str]:
@@ -362,14 +355,15 @@ def _make_rule(makefile: Path, target: str) -> str:
     return "\n".join(lines[starts[0] : end])
 
 
-def starter(root: Path = ROOT) -> str:
+def starter() -> str:
     """The kit's tools.py: what every student starts from (the similarity report leaves it out)."""
-    return skeleton((root / STUDENT_MODULE).read_text(), STUDENT_MODULE, _stage_notebooks(root))
+    return skeleton((ROOT / STUDENT_MODULE).read_text(), STUDENT_MODULE, _stage_notebooks(ROOT))
 
 
 def kit_files(root: Path = ROOT) -> dict[str, bytes]:
     """Every file of the kit, path -> content, in sorted order (not yet checked for leaks)."""
     reference, notebooks = (root / STUDENT_MODULE).read_text(), _stage_notebooks(root)
+    requirements = (root / "requirements.txt").read_text()
     files: dict[str, bytes] = {}
     shipped_grader = [path for path in walk(root, "grader") if KIT_GRADER.fullmatch(path)]
     for path in walk(root, "agtool") + shipped_grader + walk(root, "notebooks"):
@@ -380,10 +374,13 @@ def kit_files(root: Path = ROOT) -> dict[str, bytes]:
             content = strip_notebook(content.decode()).encode()
         files[path] = content
     files[PUBLIC_CASES] = public.release_text().encode()
-    files["requirements.txt"] = _requirements(root).encode()
+    # the kit's requirements.txt: the project's own lines for what the kit installs (lock.KIT)
+    files["requirements.txt"] = (
+        (TEMPLATES / "requirements.txt").read_text() + lock.lines_for(lock.KIT, requirements)
+    ).encode()
     files["constraints.txt"] = lock.STUDENT.path.read_bytes()
     files[lock.DATA] = (root / lock.DATA).read_bytes()  # the data's one pin, installed with --no-deps
-    files["pyproject.toml"] = _pyproject(root).encode()
+    files["pyproject.toml"] = _pyproject(root, requirements).encode()
     readme = (TEMPLATES / "README.md").read_text()
     for name, text in {**setup_figures(), "stages": stage_table(reference, STUDENT_MODULE, notebooks)}.items():
         readme = readme.replace(f"{{{name}}}", text)

@@ -100,8 +100,7 @@ def notebook_line(label: str, rule: Rule) -> str:
 
 def notebook_text(text: str, stage: int) -> str:
     """A notebook's JSON text with its stage's list of rules written anew (its folded appendix holds it)."""
-    notebook = json.loads(text)
-    rules = [(label, rule) for label, rule in RULES.items() if label.split(".")[0] == str(stage)]
+    notebook, name = json.loads(text), f"notebooks/{STAGES[stage].notebook}"
     cells = [
         cell
         for cell in notebook["cells"]
@@ -110,27 +109,25 @@ def notebook_text(text: str, stage: int) -> str:
     ]
     if len(cells) != 1:
         raise NoPlaceForRules(
-            f"notebooks/{STAGES[stage].notebook}: one markdown cell must hold the list of rules "
-            f"(lines '- **{stage}.1** ...'); {len(cells)} do"
+            f"{name}: one markdown cell must hold the list of rules (lines '- **{stage}.1** ...'); {len(cells)} do"
         )
-    if not "".join(cells[0]["source"]).startswith(APPENDIX):
+    source = "".join(cells[0]["source"])
+    if not source.startswith(APPENDIX):
         raise NoPlaceForRules(
-            f"notebooks/{STAGES[stage].notebook}: the list of rules belongs in a folded appendix, a cell that "
-            f"begins {APPENDIX!r}"
+            f"{name}: the list of rules belongs in a folded appendix, a cell that begins {APPENDIX!r}"
         )
-    lines = "".join(cells[0]["source"]).split("\n")
+    lines = source.split("\n")
     listed = [i for i, line in enumerate(lines) if NOTEBOOK_LINE.match(line)]
     if listed != list(range(listed[0], listed[-1] + 1)):
-        raise NoPlaceForRules(f"notebooks/{STAGES[stage].notebook}: the list of rules has other lines inside it")
+        raise NoPlaceForRules(f"{name}: the list of rules has other lines inside it")
+    rules = [(label, rule) for label, rule in RULES.items() if label.split(".")[0] == str(stage)]
     lines[listed[0] : listed[-1] + 1] = [notebook_line(label, rule) for label, rule in rules]
-    source = "\n".join(lines)
-    cells[0]["source"] = source.splitlines(keepends=True)
+    cells[0]["source"] = "\n".join(lines).splitlines(keepends=True)
     return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
 
 
-def drawn(root: Path | None = None) -> Iterable[tuple[Path, str]]:
+def drawn(root: Path) -> Iterable[tuple[Path, str]]:
     """(file, the text it should hold) for the module and each stage's notebook, in root (the checkout)."""
-    root = root or ROOT
     yield root / MODULE, module_text((root / MODULE).read_text())
     for number, stage in STAGES.items():
         path = root / "notebooks" / stage.notebook
