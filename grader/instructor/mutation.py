@@ -252,12 +252,9 @@ def solution_mutants(source: str) -> list[Mutant]:
 
 
 def kill_check(path: str, seed: int = SEED, reference: str | None = None) -> list[str]:
-    """The labels of the checks that fail on the module at `path` (empty: it survives).
-
-    Grades in-process (LocalSession) at `seed`. Given the unmutated `reference`, the
-    stage(s) of the changed lines are graded first, and the rest only if they all pass:
-    the verdict is the same as a full grade's (each stage is graded in its own session,
-    each check seeded on its own), only sooner."""
+    """The labels of the checks that fail on the module at `path`, graded in-process (empty: it survives).
+    Given the unmutated `reference`, the changed lines' stages are graded first and the rest only if they
+    pass: the verdict of a full grade (each stage in its own session, each check seeded on its own), sooner."""
     from cosmic_ray.exceptions import CosmicRayTestingException
 
     # cosmic-ray's ExceptionReplacer writes `except CosmicRayTestingException:`, a handler
@@ -291,10 +288,8 @@ def _die_with_parent() -> None:
 
 def _main_kill_check(args) -> int:
     _die_with_parent()
-    # jsonschema builds the grammar of its optional "iri" format (rfc3987_syntax) at import:
-    # seconds per mutant. The grader never checks formats (its meta-schema validators have no
-    # format checker), so leaving it out changes no verdict; jsonschema then skips that format.
-    # (None in sys.modules is how Python spells "this import fails"; typeshed's dict knows only modules.)
+    # jsonschema builds the grammar of its optional "iri" format (rfc3987_syntax) at import: seconds per
+    # mutant. The grader never checks formats, so making that import fail (None) changes no verdict.
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     if os.getppid() == 1:  # the parent is already gone
         return 3
