@@ -38,7 +38,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.instructor.release import ReleaseError, _blocks, stage_of
+from grader.instructor.release import ReleaseError, solution_blocks, stage_of
 from grader.kit.checks import CHECKLISTS
 from grader.kit.grading import grade
 from grader.kit.local import LocalSession
@@ -63,10 +63,10 @@ class MutationError(Exception):
 def solution_ranges(source: str, filename: str = "tools.py") -> list[tuple[int, int]]:
     """(first, last) 1-based inclusive of the lines strictly inside each SOLUTION block."""
     try:
-        blocks = _blocks(source.splitlines(), filename)
+        blocks = solution_blocks(source.splitlines(), filename)
     except ReleaseError as error:
         raise MutationError(str(error)) from None
-    ranges = [(begin + 2, end) for kind, begin, end in blocks if kind == "SOLUTION" and end > begin + 1]
+    ranges = [(begin + 2, end) for begin, end in blocks if end > begin + 1]
     if not ranges:
         raise MutationError(f"{filename}: no '# BEGIN SOLUTION' block: nothing to mutate")
     return ranges

@@ -111,6 +111,11 @@ def _blocks(lines: list[str], filename: str) -> list[tuple[str, int, int]]:
     return blocks
 
 
+def solution_blocks(lines: list[str], filename: str) -> list[tuple[int, int]]:
+    """(begin, end) of every SOLUTION block, its markers' 0-based line numbers; refuses bad markers."""
+    return [(begin, end) for kind, begin, end in _blocks(lines, filename) if kind == "SOLUTION"]
+
+
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
@@ -216,9 +221,8 @@ def solution_lines(source: str, filename: str = STUDENT_MODULE, provided: str | 
     """The leak rule's solution lines of source (`provided`: the text of LAB_PART, this repository's when not given)."""
     lines = source.splitlines()
     inside: set[int] = set()
-    for kind, begin, end in _blocks(lines, filename):
-        if kind == "SOLUTION":
-            inside.update(range(begin + 1, end))
+    for begin, end in solution_blocks(lines, filename):
+        inside.update(range(begin + 1, end))
     provided = (ROOT / LAB_PART).read_text() if provided is None else provided
     outside = {code_of(line) for number, line in enumerate(lines) if number not in inside}
     outside |= {code_of(line) for line in provided.splitlines()}
@@ -240,8 +244,8 @@ def solution_functions(source: str, filename: str = STUDENT_MODULE) -> set[str]:
     lines = source.splitlines()
     return {
         _function_above(lines, begin, f"{filename}:{begin + 1}")
-        for kind, begin, _ in _blocks(lines, filename)
-        if kind == "SOLUTION" and _indent(lines[begin])
+        for begin, _ in solution_blocks(lines, filename)
+        if _indent(lines[begin])
     }
 
 
