@@ -1,21 +1,12 @@
-"""Checks, and running one with Hypothesis against a session.
+"""Checks, and running one against a session.
 
-A check is a function whose docstring is the title a student sees and which
-returns the Hypothesis strategy of its cases; `Checklist.check` registers it with
-its points, hint and the stage's request for a case, to judge, and
-to show (case -> its setting, as data: grader/kit/pasteable.py's Setting). Judging
-comes in two halves, so that the student kit can judge without the oracle: expect
-(case -> what a correct module gives, as JSON data, from grader/instructor/oracle.py)
-and compare (case, expected, observation -> Mismatch or None, no oracle). A check's
-judge is the two in turn.
-
-`run_check` sends a check's fixed cases, then its drawn ones, to the session. The
-drawn ones are a list drawn once a process (`cases_of`), seeded (same seed, same
-draws: from the seed alone, not from what the process imported); on the first
-mismatch Hypothesis is run again to shrink it, the child asked nothing twice
-(`_drawn`), and the last failing case it records is the smallest one found. Shrinking is capped by a count of
-cases, not by time, so the result stays reproducible. `run_public` judges the
-kit's fixed public cases instead (grader/kit/public.py), smallest first.
+A check is a function whose docstring is the title a student sees (then its hint) and which
+returns the Hypothesis strategy of its cases; `Checklist.check` registers it. Judging comes in
+two halves, so that the kit can judge without the oracle: expect (case -> what a correct module
+gives, from grader/instructor/oracle.py) and compare (case, expected, observation -> Mismatch or
+None). `run_check` sends a check's fixed cases, then its seeded random ones; on the first mismatch
+Hypothesis shrinks it, capped by a count of cases (not time), so the result is reproducible.
+`run_public` judges the kit's stored public cases instead (grader/kit/public.py).
 """
 
 import contextlib
@@ -45,15 +36,11 @@ SHRINK_CASES = 100  # cases tried after the first failure, at most
 def _draws_from_the_seed_alone() -> None:
     """Keep the literal constants of the process's own modules out of Hypothesis's draws.
 
-    Hypothesis (6.170.17 here; not every version requirements.txt allows has it) draws,
-    now and then, a constant found in the source of a "local" module, any module loaded from
-    outside site-packages and the standard library. The grader's draws at a seed would then
-    depend on what its process happened to have imported: the student's own module under check()
-    in a notebook, a module the grader imports late, the order in which a test run graded its
-    files. Hypothesis has no setting, environment variable or public hook for it (6.170.17's
-    internal/conjecture/providers.py, read 2026-12-05), so its private collector is replaced with
-    one that finds nothing, and what it may have cached is dropped; the standard constants (0, -1,
-    inf, empty strings) stay. tests/grader/test_grader_core.py shows a new module changes no draw.
+    Hypothesis now and then draws a constant found in the source of a module loaded from outside
+    site-packages and the standard library, so a seed's draws would depend on what the process had
+    imported (the student's module in a notebook, the order a test run graded its files). There is
+    no public setting for it, so its private collector is replaced by one that finds nothing
+    (tests/grader/test_grader_core.py shows a new module changes no draw).
     """
     from hypothesis.internal.conjecture import providers
 
@@ -69,26 +56,21 @@ _draws_from_the_seed_alone()
 
 @dataclass(frozen=True)
 class Mismatch:
-    """One wrong answer: the call as Python, what a correct module gives, what came back.
-
-    A judge returns one with `setting` None where the whole of the case's setting is needed;
-    the failure a student reads (judged) is the same record with its setting and call written
-    out as code they can paste."""
+    """One wrong answer: the call as Python, what a correct module gives, what came back. A judge
+    leaves `setting` None for the whole of the case's setting; `written` fills in the code to paste."""
 
     call: str
     expected: str
     got: str
     hint: str = ""  # the hint for what was observed; "" keeps the check's own
-    # The part of the case's setting this call needs, as the judge draws it (None: the whole of it, the check's
-    # show); once written out (`written`), the code a student pastes before the call.
-    setting: Setting | str | None = None
-    raised: tuple[str, ...] = ()  # the kinds of exception the module raised in the case's calls, by name, sorted
-    exception: str = ""  # the kind of exception the failing call raised, by name (exception_name); "": it returned
-    problem: str = ""  # what the judge found wrong, in words, where got says it in brackets; "": got says it all
-    # The index in the request's calls of the first call `call` shows: the failing one, or the first of the calls
-    # shown with it (stage 5's sequence through one memo). None: `call` shows none of them (a name read).
+    setting: Setting | str | None = None  # the part of the setting this call needs; once written, code
+    raised: tuple[str, ...] = ()  # the kinds of exception the case's calls raised, by name, sorted
+    exception: str = ""  # the kind of exception the failing call raised (exception_name); "": it returned
+    problem: str = ""  # what the judge found wrong, in words, where got says it in brackets
+    # The index in the request's calls of the first call `call` shows (the failing one, or the first of a
+    # sequence shown with it). None: `call` shows none of them (a name read).
     at: int | None = None
-    pasteable: bool = False  # the setting and call, as written for the reader, run pasted alone (probing.written)
+    pasteable: bool = False  # the setting and call, as written, run pasted alone
 
     @property
     def shown(self) -> str:
@@ -120,7 +102,7 @@ class Check:
 
     @property
     def rule(self) -> Rule:
-        """What this check judges, as the notebook and agtool/tools.py state it (agtool/rules.py)."""
+        """What this check judges, as agtool/rules.py states it."""
         return RULES[self.label]
 
     def judge(self, case: Any, observation: dict) -> Mismatch | None:
@@ -156,13 +138,9 @@ class Checklist:
         show: Callable | None = None,
     ):
         """Register the decorated function: it returns the strategy of cases; its docstring's first
-        line is the title a student sees, the rest the hint that names the lesson's pitfall.
-
-        request, expect, compare and show default to the stage's own. `number` is written out, never
-        counted: a replay label ("2.3") and the public cases stay the same when checks move.
-        examples=0: the fixed cases (always) are the check's whole table, and nothing is drawn. The
-        rule the check judges is agtool/rules.py's under that label, and a check without one is refused.
-        """
+        line is the title, the rest the hint. request, expect, compare and show default to the stage's.
+        `number` is written out, never counted, so a replay label ("2.3") stays when checks move.
+        examples=0: the fixed cases (always) are the check's whole table."""
 
         def register(cases: Callable[[], st.SearchStrategy]):
             doc = inspect.getdoc(cases)
@@ -224,12 +202,9 @@ class _Stop(BaseException):
     """Ends a Hypothesis run at once (Hypothesis lets BaseExceptions through): nothing more to learn."""
 
 
-_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
-
-
 @dataclass
 class _Probing:
-    """What one run_check has learnt so far: Hypothesis makes the requests, the verdict reads this."""
+    """What one run of a check has learnt so far; its verdict is the check's result."""
 
     mismatch: Mismatch | None = None  # the last failing case recorded (the smallest found), as the judge wrote it
     case: Any = None  # its case
@@ -238,6 +213,24 @@ class _Probing:
     died: bool = False  # the session died: the stage's later checks cannot run
     inputs: int = 0  # calls judged, what "passed on N inputs" counts
     after: int = 0  # cases tried since the first failure: shrinking's budget
+
+    def probe(self, ask: Callable[[dict], dict], check: Check, case: Any, judge: Callable) -> bool:
+        """Ask the case's request and judge the answer (judge(observation)); True when it failed or no
+        case can be judged any more. The last failure recorded is the smallest: a passing case keeps it."""
+        try:
+            observation = ask(check.request(case))
+        except SessionDied as died:
+            self.stop, self.died = died.reason, True
+            return True
+        blocked = blocker(observation)
+        if blocked:
+            self.stop = blocked
+            return True
+        self.inputs += len(observation["results"])
+        failure = wrong(observation, functools.partial(judge, observation))
+        if failure is not None:
+            self.mismatch, self.case, self.observation = failure, case, observation
+        return failure is not None
 
     def verdict(self, check: Check) -> CheckResult:
         if self.stop is not None:
@@ -259,20 +252,8 @@ def run_check(check: Check, session: "Session", seed: int, scale: float = 1.0) -
             found.after += 1
             if found.after > SHRINK_CASES:
                 raise _Stop
-        try:
-            observation = tape.request(check.request(case))
-        except SessionDied as died:
-            found.stop, found.died = died.reason, True
-            raise _Stop from None
-        blocked = blocker(observation)
-        if blocked:
-            found.stop = blocked
-            raise _Stop
-        found.inputs += len(observation["results"])
-        failure = wrong(observation, functools.partial(check.judge, case, observation))
-        if failure is not None:  # the last one recorded is the smallest: a passing case keeps it
-            found.mismatch, found.case, found.observation = failure, case, observation
-            raise _Failed
+        if found.probe(tape.request, check, case, functools.partial(check.judge, case)):
+            raise _Stop if found.stop is not None else _Failed
 
     # The fixed cases first, each once, in the written order, outside Hypothesis: they are the same
     # under every seed and are never shrunk, and as @example each cost Hypothesis a pretty-printed
@@ -303,21 +284,17 @@ class ReplayDiverged(RuntimeError):
 
 
 class _Diverged(BaseException):
-    """Hypothesis, fast-forwarded, asked another request than the one replayed (a BaseException, so that
-    Hypothesis lets it through instead of shrinking it as the submission's failure)."""
+    """Hypothesis asked another request than the one replayed (a BaseException: Hypothesis lets it through)."""
 
 
 class _Tape:
-    """The session as try_case sees it: each request goes to the child, unless the child has answered it
-    already (`play`); while a replay runs, each (request, observation) is noted in `noted`."""
+    """The session as try_case sees it: each request goes to the child, unless it answered it already
+    (`play`); while `noted` is a list, each (request, observation) is noted there."""
 
     def __init__(self, session: "Session"):
         self.session = session
-        self.noted: list[tuple[dict, dict]] | None = None  # None: nothing noted
+        self.noted: list[tuple[dict, dict]] | None = None
         self.playing: list[tuple[dict, dict]] = []  # what is answered without the child, the next one last
-
-    def play(self, noted: list[tuple[dict, dict]]) -> None:
-        self.playing = noted[::-1]
 
     def request(self, req: dict) -> dict:
         if self.playing:
@@ -335,24 +312,15 @@ class _Tape:
 def _drawn(
     check: Check, seed: int, scale: float, try_case: Callable[[Any], None], found: _Probing, tape: _Tape
 ) -> None:
-    """The check's random cases, a list drawn once a process (cases_of), each probed in turn; Hypothesis
-    again, to shrink, once one fails.
+    """The check's random cases, drawn once a process (cases_of), each probed in turn; once one fails,
+    Hypothesis again from its start, to shrink.
 
-    The draws depend on the check, the seed and the scale alone, never on the answers, until
-    one is wrong: so the list a module that passes them all is drawn is the list every
-    submission runs, and Hypothesis's drawing (most of the grader's own time) is spent once a
-    check, not once a student.
-
-    A case of the list that fails is the case Hypothesis, probing as it draws, would have
-    failed on, after the same cases, in the same child. From there Hypothesis shrinks, in that
-    child: it is run from its first case, but the child is not asked again what it already
-    answered. Each request of the list was noted with its observation, and Hypothesis's first
-    draws get those observations back (judged on the same line, so the same failure, with the
-    same origin for the shrinker); once the noted ones are spent, every request goes to the
-    child again, which now sees Hypothesis's shrinking. The child never sees a case twice: a
-    module that remembers what it was asked (stateful code, which a student's module is) gets
-    the same verdict, message and shrunk case whatever this process graded or drew before.
-    Draws that are not the list's would break the premise itself: a grader error, never a score.
+    The draws depend on the check, seed and scale alone until an answer is wrong, so Hypothesis's
+    drawing (most of the grader's own time) is spent once a check, not once a student. To shrink,
+    Hypothesis must draw for itself: it is run from its first case, and the requests the child already
+    answered are answered from the tape, so the child never sees a case twice and a module that
+    remembers what it was asked gets the same verdict whatever this process drew before. Draws that
+    are not the list's break that premise: a grader error, never a score.
     """
     inputs, noted = found.inputs, list[tuple[dict, dict]]()
     tape.noted = noted
@@ -360,16 +328,16 @@ def _drawn(
         for case in cases_of(check, seed, scale):
             try_case(case)
         return
-    except _Failed:  # Hypothesis from its start, on the child's answers so far: its shrinking needs its own draws
+    except _Failed:
         found.mismatch, found.after, found.inputs = None, 0, inputs
     finally:
         tape.noted = None
-    tape.play(noted)
+    tape.playing = noted[::-1]
     try:
         _draw(check, seed, scale, try_case)
     finally:  # whatever ends Hypothesis's run, _Diverged included
         unasked, tape.playing = tape.playing, []
-        if unasked:  # Hypothesis did not ask first what was replayed: the replay's premise is broken
+        if unasked:
             raise ReplayDiverged(
                 f"check {check.label}: the cases replayed are not the ones Hypothesis draws at seed {seed} "
                 "(a grader bug; `grade` grades this file alone)"
@@ -377,13 +345,13 @@ def _drawn(
 
 
 def cases_of(check: Check, seed: int, scale: float = 1.0) -> tuple[Any, ...]:
-    """Every case Hypothesis draws for the check at the seed, in order, as a module that passes them all
-    has them drawn: drawn once a process (_PASSED_DRAWS), then kept."""
+    """Every case Hypothesis draws for the check at the seed, in order, for a module that passes them all:
+    drawn once a process (_PASSED_DRAWS)."""
     key = (check.label, check.cases, seed, scale)
     if key not in _PASSED_DRAWS:
         drawn: list[Any] = []
 
-        def passes(case: Any) -> None:
+        def passes(case: Any) -> None:  # a function of Python's: Hypothesis reads its code
             drawn.append(case)
 
         _draw(check, seed, scale, passes)
@@ -392,16 +360,15 @@ def cases_of(check: Check, seed: int, scale: float = 1.0) -> tuple[Any, ...]:
 
 
 def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
-    """Draw every check's random cases now (cases_of). A process that forks graders (class's pool
-    workers) calls this first, while its sandbox's zygote boots: its workers inherit the draws
-    instead of each drawing them again, student after student."""
+    """Draw every check's random cases now: a process that forks graders (class's pool) calls this first,
+    so that its workers inherit the draws instead of each drawing them again."""
     for check in checks:
         cases_of(check, seed, scale)
 
 
 def _draw(check: Check, seed: int, scale: float, try_case: Callable[[Any], None]) -> None:
     """Hypothesis's cases of the check, seeded, shrunk after the first failure (try_case counts them)."""
-    if not check.examples:  # the fixed cases are the check's whole table: a draw could only repeat one
+    if not check.examples:  # the fixed cases are the check's whole table
         return
     test = hypothesis.settings(
         max_examples=max(1, round(check.examples * scale)),
@@ -412,27 +379,18 @@ def _draw(check: Check, seed: int, scale: float, try_case: Callable[[Any], None]
         report_multiple_bugs=False,
         print_blob=False,
         verbosity=Verbosity.quiet,
-        suppress_health_check=_SUPPRESSED,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
     )(hypothesis.seed(case_seed(seed, check))(hypothesis.given(check.cases)(try_case)))
     test()
 
 
 def run_public(check: Check, session: "Session", cases: list[tuple[Any, Any]]) -> CheckResult:
     """Judge fixed cases, each with its stored expected data, in order; the first wrong answer is the one shown."""
-    inputs = 0
+    found = _Probing()
     for case, expected in cases:
-        try:
-            observation = session.request(check.request(case))
-        except SessionDied as died:
-            return CheckResult(check, False, died.reason, died=True)
-        blocked = blocker(observation)
-        if blocked:
-            return CheckResult(check, False, blocked)
-        inputs += len(observation["results"])
-        failure = judged(check, case, observation, functools.partial(check.compare, case, expected, observation))
-        if failure is not None:
-            return CheckResult(hinted(check, failure), False, "found a wrong answer", failure)
-    return CheckResult(check, True, f"passed on {inputs} inputs")
+        if found.probe(session.request, check, case, functools.partial(check.compare, case, expected)):
+            break
+    return found.verdict(check)
 
 
 def hinted(check: Check, failure: Mismatch) -> Check:
@@ -454,11 +412,7 @@ def wrong(observation: dict, judge: Callable[[], Mismatch | None]) -> Mismatch |
     try:
         mismatch = judge()
     except Exception as error:  # an answer so odd the judge choked on it: still the answer's fault
-        mismatch = Mismatch(
-            CHOKED,
-            "an answer of the shape the spec gives",
-            f"{observation!r:.300} ({error!r:.100})",
-        )
+        mismatch = Mismatch(CHOKED, "an answer of the shape the spec gives", f"{observation!r:.300} ({error!r:.100})")
     return None if mismatch is None else dataclasses.replace(mismatch, raised=raised_in(observation))
 
 
@@ -476,25 +430,22 @@ def written(check: Check, case: Any, observation: dict, mismatch: Mismatch) -> M
 
 
 def raised_in(observation: dict) -> tuple[str, ...]:
-    """The kinds of exception a module raised in a request's calls, by name ("KeyError" of "KeyError: 'x'"),
-    each once: a case cut down to fewer calls raises fewer of them, for the same cause."""
-    results = [result for result in observation.get("results", ()) if type(result) is dict and "raised" in result]
-    return tuple(sorted({exception_name(result) for result in results if type(result["raised"]) is str}))
+    """The kinds of exception a module raised in a request's calls, each once: a case cut down to fewer
+    calls raises fewer of them, for the same cause."""
+    results = [result for result in observation.get("results", ()) if type(result) is dict]
+    return tuple(sorted({exception_name(result) for result in results if type(result.get("raised")) is str}))
 
 
 def exception_name(result: dict) -> str:
-    """The kind of exception one call raised, by name ("KeyError" of {"raised": "KeyError: 'x'"}), or ""
-    when it raised none: what a Mismatch's `exception` holds, set where the judge reads the call's outcome."""
+    """The kind of exception one call raised ("KeyError" of {"raised": "KeyError: 'x'"}), or "" when it raised none."""
     raised = result.get("raised")
     return raised.partition(":")[0] if type(raised) is str else ""
 
 
 def shrunk(results: list[CheckResult], session: "Session") -> list[CheckResult]:
-    """The stage's results, each failure's case cut down to the smallest that fails alike (grader/kit/smaller.py).
-
-    Run once the stage's checks have all run, in their session: a smaller case that kills the
-    session (a loop the larger one never entered) ends the cutting, never a check. A kept cut
-    fails with the same hint and the same exceptions: the same cause, in fewer lines."""
+    """The stage's results, each failure's case cut down to the smallest that fails alike (grader/kit/smaller.py):
+    with the same hint and the same exceptions, the same cause in fewer lines. Run once the stage's checks
+    have all run: a smaller case that kills the session ends the cutting, never a check."""
     alive = True
 
     def smaller(result: CheckResult) -> CheckResult:

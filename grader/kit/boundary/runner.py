@@ -1,14 +1,11 @@
 """The child side: everything that runs in the submission's process.
 
-`Child(path, bind, body)` imports the submission by path (or its bytes, read once, as from
-that path); `answer(request, emit)` calls the student's functions as the request says and
-emits one outcome per call, as plain JSON data (`values.to_plain`). It never judges, and it never counts:
-all judging happens in the parent, and so does every tool body. A spy tool in the
-child's TOOLS is a stub that asks the parent to run the body (`body(tool)`), so a
-body run the parent did not see cannot have happened, and its value cannot be
-known without it.
+`Child(path, bind, body)` imports the submission; `answer(request, emit)` calls the student's
+functions as the request says and emits one outcome per call, as plain JSON data
+(`values.to_plain`). It never judges and never counts: a spy tool in the child's TOOLS is a stub
+that asks the parent to run its body (`body(tool)`), so no body run can happen unseen.
 
-A request (the parent builds them in grader/kit/checks/) and what comes back:
+A request (built in grader/kit/checks/) and what comes back:
 
     {"stage": N, "table": {...spy table, bodies left out...}, "literal": bool (optional), "calls": [
          {"fn": "check_args" | ["TOOLS", "t", "fn"], "args": [...], "kwargs": {...},
@@ -16,29 +13,18 @@ A request (the parent builds them in grader/kit/checks/) and what comes back:
         -> per call, in order: {"value": v} | {"raised": "KeyError: 'x'"} | {"not_implemented": msg}
         -> or once: {"error": "import" | "child", "message": ...}
 
-Before the calls of stage N, the trusted versions of the earlier stages' functions
-(`bind(module)`: grader/instructor/trusted/, never shipped in the kit, where stage N
-runs on the student's own) go into the module's globals, and the request's table
-replaces the contents of the module's TOOLS. An argument {"$memo": k} is one dict
-shared by the calls of a request; "get" reads the target instead of calling it.
+Before stage N's calls, the trusted versions of the earlier stages (`bind(module)`, never in the
+kit) go into the module's globals, and the request's table replaces the contents of its TOOLS.
+{"$memo": k} is one dict shared by the request's calls; "get" reads the target instead of calling it.
 
-Nothing the child says about a value is evidence of what it is: a function comes back
-as a marker ({"<not plain data>": "function", ...}), which a plain dict can spell too.
-So what must be a function, or a graph, is put to work instead. "each": ["fn"] calls
-every entry's fn (TOOLS["t"]["fn"]() for each t), one outcome per entry in the value:
-{"t": {"value": v} | {"raised": text}}; a dict cannot take a call. "follow":
-"build_graph" stands a follower in for the module's build_graph during the call (run
-looks it up when it runs): it hands back the graph the submission's own build_graph()
-gives, whose invoke is LangGraph's own, watched as it streams; the value is then
-{"returned": what the call returned, "walks": [[[node, its update], ...] per invoke]}.
-The parent judges the walks against the spy bodies that ran in the parent while they
-were walked (grader/kit/checks/stage6.py): a graph is what walks, not what it says.
-"kept": the value is {"returned": what the call returned, "args": its arguments as the call
-left them, each dict argument's own entries as they were handed in}: a change made in place
-to a dict the caller handed in (a fix's state["args"]) shows, whatever the call rebinds.
-
-Import failures, NotImplementedError (a stage not started) and every other
-exception become outcomes, never a crash of the child.
+Nothing the child says about a value is evidence of what it is (a plain dict can spell a function's
+marker), so what must be a function or a graph is put to work: "each": ["fn"] calls every entry's
+fn, one outcome per entry ({"t": {"value": v} | {"raised": text}}); "follow": "build_graph" hands
+the call the graph the submission's own build_graph() gives, watched as LangGraph streams it, and
+the value is {"returned": ..., "walks": [[[node, its update], ...] per invoke]}, which stage 6 judges
+against the spy bodies run meanwhile. "kept": the value is {"returned": ..., "args": the arguments
+as the call left them, each dict's entries as handed in}, so a change made in place shows.
+Import failures, NotImplementedError and every other exception become outcomes, never a crash.
 """
 
 import builtins
@@ -58,20 +44,17 @@ from grader.kit.boundary import spies, values
 _module_numbers = itertools.count()
 _MISSING = object()
 
-# The lab's modules a tools.py may import: those the sandbox's zygote preloads, and no other,
-# in a student's own kernel (the kit's self-check) as in the sandbox, so the two agree on every
-# file. The rest of agtool is built on tools.py itself or is the engineers' (schema, providers).
+# The lab's modules a tools.py may import: those the sandbox's zygote preloads, in a student's own kernel
+# as in the sandbox, so the two agree on every file.
 LAB_IMPORTS = frozenset({"agtool", "agtool.contract", "agtool.inventory"})
 
-# The spec's names every later stage reads through the module's globals: the trusted
-# ones are installed always. The others are the skeleton's helpers, installed only
-# where the submission kept their parameters (a student may have rewritten them).
+# The spec's names later stages read through the module's globals: their trusted versions go in always;
+# the skeleton's helpers only where the submission kept their parameters.
 SPEC_NAMES = {"check_args", "check_result", "call_tool", "memo_key", "call_memo"}
 
-# LangGraph's default recursion limit while the submission runs: 25, its default before 1.0, and what a
-# deployment may set (LANGGRAPH_DEFAULT_RECURSION_LIMIT). run sets its own limit from max_attempts
-# (notebook 06, Pitfalls), so the grade leans on no default either: a run that leaves the limit to
-# LangGraph is cut short by 6.6's 51 calls here, where today's default (10,007) takes 5,000 calls to reach.
+# LangGraph's default recursion limit while the submission runs: 25, its default before 1.0 and what a
+# deployment may set. run sets its own limit from max_attempts (notebook 06), so a run that leaves it to
+# LangGraph is cut short by 6.6's 51 calls here, where today's default takes 5,000 calls to reach.
 LANGGRAPH_DEFAULT_LIMIT = 25
 
 Binder = Callable[[Any], dict]  # module -> {name: (stage, trusted function)}
@@ -90,13 +73,10 @@ def error_text(error: BaseException, limit: int = 300) -> str:
 def load(
     path: str, code: CodeType | None = None, source: bytes | None = None, shown: str | None = None
 ) -> tuple[Any, str | None]:
-    """(module, None), or (None, why it could not be imported, with the line in tools.py).
-    `code`: tools.py already compiled as from `shown` (grader/kit/compiled.py), run instead of compiling it
-    again; `source`: its bytes, already read (grader/kit/intake.py), compiled without reading `path` again.
-    `shown`: the file as its reader names it (grader/kit/intake.py's Submission.shown; `path` when not told).
-    The module is that file to itself: its code is compiled as from `shown` and its __file__ says `shown`, so
-    an exception's message, a traceback or a value that names the file names it so, never by the grader's path
-    (a sandbox's copy, the instructor's folders)."""
+    """(module, None), or (None, why it could not be imported, with the line in tools.py). `code`: already
+    compiled (grader/kit/compiled.py); `source`: its bytes, already read (grader/kit/intake.py). The module
+    is compiled as from `shown`, the file as its reader names it, and its __file__ says so: a message or a
+    traceback never names the grader's path to it."""
     name = f"submission_{os.getpid()}_{next(_module_numbers)}"
     shown = path if shown is None else shown
     try:
@@ -148,14 +128,12 @@ def _line_in(error: BaseException, shown: str, path: str) -> str:
     """Where in the file, compiled as from `shown`, the error was raised: " (line N of tools.py)", or ""."""
     if isinstance(error, SyntaxError):
         return ""  # its message already names the line
-    lines = [frame.tb_lineno for frame in _frames(error.__traceback__) if frame.tb_frame.f_code.co_filename == shown]
-    return f" (line {lines[-1]} of {os.path.basename(path)})" if lines else ""
-
-
-def _frames(traceback):
+    line, traceback = None, error.__traceback__
     while traceback is not None:
-        yield traceback
+        if traceback.tb_frame.f_code.co_filename == shown:
+            line = traceback.tb_lineno
         traceback = traceback.tb_next
+    return "" if line is None else f" (line {line} of {os.path.basename(path)})"
 
 
 def fits(trusted: Callable, theirs: Any) -> bool:
@@ -178,7 +156,6 @@ class Child:
         source: bytes | None = None,
         shown: str | None = None,
     ):
-        """The submission at `path` imported (load: `code`, `source`, and `shown`, the file as its reader names it)."""
         self.body = body
         self.module, self.import_error = load(path, code, source, shown)
         if self.module is None:
@@ -259,12 +236,8 @@ class Child:
                     result = target(*args, **kwargs)
         except NotImplementedError as error:
             return {"not_implemented": error_text(error)}
-        except (Exception, SystemExit) as error:
-            return {"raised": error_text(error)}
-        except BaseException as error:  # a spy's KeyboardInterrupt or GeneratorExit that got out; a real Ctrl-C goes on
-            if not getattr(error, spies.SPY_MARK, False):
-                raise
-            return {"raised": error_text(error)}
+        except BaseException as error:
+            return {"raised": _raised(error)}
         try:
             shown = result if walks is None else {"returned": result, "walks": walks}
             outcome = {"value": values.to_plain(shown if held is None else {"returned": shown, "args": held})}
@@ -321,10 +294,8 @@ def _langgraph_default_limit() -> Iterator[None]:
 
 
 def interned(value: Any) -> Any:
-    """value with every str in it interned, keys too: a table as one written in Python is, whose
-    type names are the very objects of the module's literals ("list" is "list"), where json.loads
-    makes new ones. A check written `kind is "list"` passes only the one kind of table, `kind is not
-    "list"` only the other: a case of each kind tells both from `==`."""
+    """value with every str in it interned, keys too, as in a table written in Python (where json.loads
+    makes new strs): a check written `kind is "list"` passes only one kind, and a case of each tells it."""
     if type(value) is str:
         return sys.intern(value)
     if type(value) is list:
@@ -349,12 +320,12 @@ def _stub(name: str, body: Body) -> Callable:
     return run
 
 
-def _argument(arg: Any, memos: dict, body: Body | None = None) -> Any:
+def _argument(arg: Any, memos: dict, body: Body) -> Any:
     """The value a request spells; {"$memo": k} is the request's shared memo dict k; {"$spy": t}
     is a function whose body is the table's tool t, run by the parent (a picker for run())."""
     if type(arg) is dict and arg.keys() == {"$memo"}:
         return memos.setdefault(arg["$memo"], {})
-    if type(arg) is dict and arg.keys() == {"$spy"} and body is not None and type(arg["$spy"]) is str:
+    if type(arg) is dict and arg.keys() == {"$spy"} and type(arg["$spy"]) is str:
         return _stub(arg["$spy"], body)
     return values.decode(arg)
 
@@ -370,20 +341,23 @@ def _each(table: Any, path: list, args: list, kwargs: dict) -> dict:
             for part in path:
                 found = found[part]
             outcomes[key] = {"value": values.to_plain(found(*args, **kwargs))}
-        except (Exception, SystemExit) as error:  # NotImplementedError too: what a call of it did
-            outcomes[key] = {"raised": error_text(error)}
-        except BaseException as error:  # as in Child.call: a spy's gets caught, a real Ctrl-C goes on
-            if not getattr(error, spies.SPY_MARK, False):
-                raise
-            outcomes[key] = {"raised": error_text(error)}
+        except BaseException as error:  # NotImplementedError too: what a call of it did
+            outcomes[key] = {"raised": _raised(error)}
     return outcomes
 
 
+def _raised(error: BaseException) -> str:
+    """An exception out of a call, as its outcome: any Exception or SystemExit, and a spy's KeyboardInterrupt
+    or GeneratorExit; a real Ctrl-C goes on."""
+    if not isinstance(error, Exception | SystemExit) and not getattr(error, spies.SPY_MARK, False):
+        raise error
+    return error_text(error)
+
+
 class _Walked:
-    """A graph whose invoke is its own class's, run on this stand-in: LangGraph's invoke streams
-    through self.stream, as run may do itself, and this stream asks the graph for its updates too
-    (node -> what it returned), keeps each on its way past, and gives the caller only the chunks it
-    asked for. Everything else is the graph's own."""
+    """A graph whose invoke is its own class's, run on this stand-in: LangGraph's invoke streams through
+    self.stream, as run may itself, and this stream asks for the updates too, keeps each, and gives the
+    caller only the chunks it asked for. Everything else is the graph's own."""
 
     def __init__(self, graph: Any, walks: list[list]):
         self._graph, self._walks = graph, walks
