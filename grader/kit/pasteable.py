@@ -9,18 +9,11 @@ from typing import Any
 from grader.kit.boundary import values
 from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
 
-# ── the smallest failing input, as code a student can paste ──────────────────
-#
-# A check draws its failing input's setting for a reader (a Setting: its picture of the tools,
-# TOOLS['t']['args'] = ..., their names and the rest), then the call. Pasted alone into a kit's
-# notebook cell that stops at its first name: check_args is not imported, the tool 't' is not in the
-# student's TOOLS (KeyError: 't'). `pasteable` composes the input from the setting's parts and the very
-# request the case made: the imports from agtool.tools, the case's table installed in TOOLS with
-# the grader's own spy bodies (grader.kit.boundary.spies.Spy, which the kit ships), the memo, state or picker
-# the call names, and, where the request's earlier calls left something behind (a spy's next step,
-# a memo's entries), those calls first: those before the one the judge names (a Mismatch's `at`),
-# written from the request's data. The call itself is the judge's, already code (values.py's py,
-# runnable), and is never rewritten. What it cannot make runnable stays as the check wrote it.
+# A check's picture of a setting (TOOLS['t']['args'] = ...) pasted alone stops at its first name: check_args
+# is not imported, 't' is not in the student's TOOLS. `pasteable` composes what runs from the very request the
+# case made: the imports, the case's table in TOOLS with the grader's spy bodies (which the kit ships), the
+# memo, state or picker the call names, and the earlier calls that left something behind (a spy's next step,
+# a memo's entries). The call itself is the judge's, already code, and never rewritten.
 
 _IMPORTS = {  # names a shown input may use that are not the student's module's
     "Spy": "from grader.kit.boundary.spies import Spy  # the grader's tool body: its k-th run does step k "
@@ -61,11 +54,9 @@ class Setting:
 
 
 def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: int | None) -> tuple[str, str] | None:
-    """(setting, call) as code that runs pasted into a kit's notebook cell, in a Python in the kit's
-    folder, and gives what the submission gave the grader (on the student's own earlier stages, where
-    the grader put its own); None where that cannot be written (a value cut short, no call). `shown` is the
-    failure's call as the check wrote it, `at` the index in the request of the first call it shows, as the
-    judge knows it (a Mismatch's): the calls before it are replayed first."""
+    """(setting, call) as code that runs pasted into a kit's notebook cell and gives what the submission gave
+    the grader; None where that cannot be written (a value cut short, no call). `shown` is the failure's call
+    as the check wrote it, `at` the index of the first call it shows (a Mismatch's): the calls before it run first."""
     call = shown  # the judge writes it as code already (values.py's py, runnable)
     calls, results = req.get("calls", []), observation.get("results", [])
     core: list[str] = []
@@ -109,8 +100,7 @@ def pasteable(req: dict, observation: dict, setting: Setting, shown: str, at: in
 
 
 def _used(table: dict, tools: tuple[str, ...]) -> dict:
-    """The tools of the table the check's setting shows (all of them where it names none), with the
-    upgrades they name: what the call reads of TOOLS (a door call reads its own tool's entry alone)."""
+    """The tools of the table the check's setting shows (all where it names none), with the upgrades they name."""
     named = [name for name in table if name in tools] or list(table)
     for name in named:  # grows as it goes: an upgrade's upgrade too
         upgrade = table[name].get("upgrade")
@@ -120,7 +110,7 @@ def _used(table: dict, tools: tuple[str, ...]) -> dict:
 
 
 def _table_source(table: dict) -> list[str]:
-    """The case's table as the child's TOOLS held it (boundary/spies.py's build_table), in the module's TOOLS."""
+    """The case's table as the child's TOOLS held it (spies.build_table), in the module's TOOLS."""
     lines = ["TOOLS.clear()  # the grader's table in place of yours, until tools.py is imported again"]
     for name, entry in table.items():
         description = entry.get("description", f"the tool {name}")
@@ -159,13 +149,7 @@ def _source(value: Any) -> str:
 
 def _spelled(value: Any, tag: str) -> list:
     """What every {tag: x} anywhere in value holds."""
-    if type(value) is list:
-        return [found for item in value for found in _spelled(item, tag)]
-    if type(value) is dict:
-        if value.keys() == {tag}:
-            return [value[tag]]
-        return [found for item in value.values() for found in _spelled(item, tag)]
-    return []
+    return [part[tag] for part in values.inside(value) if type(part) is dict and part.keys() == {tag}]
 
 
 def _free_names(code: str) -> list[str]:
@@ -174,25 +158,18 @@ def _free_names(code: str) -> list[str]:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    read: dict[str, None] = {}
+    first: dict[str, tuple[int, int]] = {}  # a name read -> where it is first read
     stored = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                read.setdefault(node.id)
-            else:
-                stored.add(node.id)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            first[node.id] = min(first.get(node.id, (node.lineno, node.col_offset)), (node.lineno, node.col_offset))
+        elif isinstance(node, ast.Name):
+            stored.add(node.id)
         elif isinstance(node, ast.FunctionDef):
             stored.add(node.name)
             stored.update(arg.arg for arg in node.args.args)
-    ordered = sorted(read, key=lambda name: _first_at(tree, name))
+    ordered = sorted(first, key=first.__getitem__)
     return [name for name in ordered if name not in stored and not hasattr(builtins, name)]
-
-
-def _first_at(tree: ast.AST, name: str) -> tuple[int, int]:
-    return min(
-        (node.lineno, node.col_offset) for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == name
-    )
 
 
 def _leaves_state(req: dict) -> bool:

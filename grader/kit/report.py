@@ -1,11 +1,8 @@
 """A grade, written down: Gradescope's results.json, a feedback.md, and the tables check() shows.
 
-Feedback says, per check: pass or fail, points, and on failure the smallest
-failing input, what was expected and what came back, a hint naming the
-lesson's pitfall, and the command that replays it. Nothing else of the
-grader's internals. Files are written atomically: a reader sees the old file
-or the new one, never half of one. Same grade, same bytes (apart from
-results.json's execution_time).
+Per check: pass or fail, points, and on failure the smallest failing input, what was expected and
+what came back, the rule, a hint and the command that replays it; nothing else of the grader's
+internals. Same grade, same bytes (apart from results.json's execution_time), written atomically.
 """
 
 import html
@@ -27,8 +24,7 @@ FIELD_LIMIT = 1500  # characters of an expected or a got
 INPUT_SCALE = 4  # a shown input may hold FIELD_LIMIT times this: its setup (imports, the table) must run whole
 
 
-# How both READMEs name the virtual environment's python: a bare `python` may be another
-# interpreter, without the lab's packages. Windows keeps it in Scripts\ (the kit's README says so).
+# The virtual environment's python, as both READMEs name it (a bare `python` may lack the lab's packages).
 VENV_PYTHON = ".venv\\Scripts\\python" if os.name == "nt" else ".venv/bin/python"
 
 
@@ -43,13 +39,10 @@ class Audience:
 
     path: str | None = None  # the student's file as the reader names it; None: the path graded
     seed_shown: bool = True  # on Gradescope the seed is what keeps the graded inputs hidden
-    # When a failed check's smallest failing input (with expected and got) is shown: one of
-    # Gradescope's visibilities (INPUTS_SHOWN). Anything but "visible" puts it in a 0-point
-    # entry of its own, so that the check's title, score and verdict are visible at once.
+    # When a failed check's failing input is shown: one of INPUTS_SHOWN. Anything but "visible" puts it
+    # in a 0-point entry of its own, so that the check's title, score and verdict are visible at once.
     inputs_shown: str = "visible"
-    # A student with the kit and not the grader: the replay is the kit's `check N` and the input
-    # pasted; the file is named as `path` says (never the instructor's path to it).
-    kit: bool = False
+    kit: bool = False  # a student with the kit alone: the replay is the kit's `check N`, or the input pasted
 
     def replay(self, grade: Grade, check, pasteable: bool = False) -> str:
         if not self.seed_shown:
@@ -75,9 +68,7 @@ class Audience:
 
 
 def for_student(path_shown: str) -> Audience:
-    """A student reading `class` output (feedback.md, results.json) with the kit alone: the file named
-    path_shown (as they handed it in: "tools.py", or its name in the class folder), the seed shown, and a
-    replay that runs in the kit (its `check N`, or the failing input pasted into a notebook cell)."""
+    """A student reading `class` output with the kit alone, their file named path_shown (as they handed it in)."""
     return Audience(path=path_shown, kit=True)
 
 
@@ -98,9 +89,8 @@ def _code_span(text: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    """Text for inside one of our code blocks: a student's string must not close it."""
-    # Each character shows as one or more, so what lies past limit (and a fence across it) is cut
-    # anyway: a text of megabytes is cut before it is cleaned a character at a time.
+    """Text for inside one of our code blocks: a student's string must not close it. A text of megabytes is
+    cut before it is cleaned a character at a time: each character shows as one or more."""
     cut = len(text) > limit + 3
     text = clean_text(text[: limit + 3], limit=10**9).replace("```", "`\u200b``")
     return text[:limit] + " …(cut)" if cut or len(text) > limit else text
@@ -145,16 +135,10 @@ def check_output(result: CheckResult, grade: Grade, audience: Audience = INSTRUC
 
 
 def not_run(grade: Grade) -> str | None:
-    """Why no check of the grade could run at all, in a few words, or None: tools.py does not import
-    (a syntax error, an import that raises), or its process died before answering in every stage
-    (os._exit at import). Then every check failed the same way, and the reason is said once."""
+    """Why no check of the grade could run at all, in a few words, or None: tools.py does not import, or
+    its process died before answering in every stage (os._exit at import), and the reason is said once."""
     if grade.broken is not None:
         return "tools.py does not import"
-    return _one_cause(grade)
-
-
-def _one_cause(grade: Grade) -> str | None:
-    """The one reason every check failed for, before any input was judged, when a session died for it."""
     if not grade.results or any(result.passed or result.mismatch for result in grade.results):
         return None
     causes = {result.message.removeprefix("not run: ") for result in grade.results}
@@ -166,7 +150,7 @@ def _why_not_run(grade: Grade) -> str:
     """The summary's sentence for a grade no check could run in (not_run), or ""."""
     if grade.broken is not None:
         return f"**tools.py does not import**, so no check could run: {_prose(grade.broken)}"
-    cause = _one_cause(grade)
+    cause = not_run(grade)
     return f"**No check could run**: {_prose(cause)}" if cause else ""
 
 
@@ -193,8 +177,8 @@ def failing_input(result: CheckResult, limit: int = FIELD_LIMIT) -> str:
 
 
 def _tests(result: CheckResult, grade: Grade, audience: Audience, limit: int) -> list[dict]:
-    """A check's entries in results.json: its score, visible; and, where its failing input is shown
-    later than that, the input in a 0-point entry of its own, with the later visibility."""
+    """A check's entries in results.json: its score, visible; and the failing input in a 0-point entry
+    of its own where it is shown later."""
     check = result.check
     scored = {
         "name": check.title,
@@ -352,13 +336,10 @@ def html_table(grade: Grade) -> str:
             f'<tr style="background:{colour}"><td>{"✓" if result.passed else "✗"}</td>'
             f"<td>{result.check.label}</td><td>{html.escape(result.check.title)}</td>"
             f"<td>{result.score}/{result.check.points}</td>"
-            f'<td style="text-align:left"><pre style="{_PRE}">{detail}</pre></td></tr>'
+            f'<td style="text-align:left"><pre style="margin:0;white-space:pre-wrap">{detail}</pre></td></tr>'
         )
     header = (
         "".join(f"<th>{name}</th>" for name in ("", "check", "what", "points"))
         + '<th style="text-align:left">details</th>'
     )
     return f"<p><b>{grade.score} / {grade.max_score} points</b></p><table><tr>{header}</tr>{''.join(rows)}</table>"
-
-
-_PRE = "margin:0;white-space:pre-wrap"

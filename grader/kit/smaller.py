@@ -1,20 +1,11 @@
 """The smallest failing input: a failing case with every part it can lose taken out.
 
-Hypothesis shrinks what it draws, but a check's fixed cases (the lesson's incidents) are
-written whole: a stock table with rows and bays, three runs sharing a memo, fifty invented
-names. A student whose module fails one should read only what their failure needs. So once a
-case fails, `smallest` takes parts out of it (a dict's key, a list's or tuple's item; half of
-them first, then one at a time) and keeps each cut after which the module still fails for
-the same cause: the same hint (chosen from what was observed) and the same exceptions
-raised. What is cut is data; the case is written out as Python only after (the renderer
-never sees the larger one).
-
-The grade never depends on this: a check has failed before anything is cut, and a cut is
-kept only when it fails too. What it depends on is the judge, run on each smaller case
-with the oracle's answer for it: a cut that leaves the case outside what the lab's checks
-draw (a table the contract rules refuse, a body with no step, a marker without its
-payload) is never tried. The cuts are counted, not timed (MAX_TRIES), so the input shown is
-the same on every machine.
+Hypothesis shrinks what it draws, but a check's fixed cases (the lesson's incidents) are written
+whole: a stock table with rows and bays, fifty invented names. Once a case fails, `smallest` takes
+parts out of it (a dict's key, a list's item; halves first, then one at a time) and keeps each cut
+after which the module still fails for the same cause (the same hint, the same exceptions). The grade
+never depends on it: a check has failed before anything is cut. A cut outside what the checks draw
+is never tried, and cuts are counted, not timed (MAX_TRIES), so the input shown is the same anywhere.
 """
 
 import dataclasses
@@ -23,19 +14,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from agtool.contract import check_table
-from grader.kit.boundary import spies
+from grader.kit.boundary import spies, values
 
 MAX_TRIES = 40  # smaller cases probed after a failure, at most: a stage-6 incident needs about 25
-# Markers whose payload is a list of parts (grader/kit/boundary/values.py): an item may go, and
-# a tuple, set, self-holding list or dict with int keys is still one. The others' payloads are
-# one value ({"$power": [10, 4300]} is an int), never cut.
+# Spelled values whose payload is a list of parts (values.py): an item may go. The others' payloads are one
+# value ({"$power": [10, 4300]} is an int), never cut.
 _LISTS_OF_PARTS = ("$tuple", "$set", "$intkeys", "$ordered", "$cycle")
 
 
 def cuts(value: Any) -> list[tuple[tuple, Any]]:
     """(where, a copy of value with one part taken out), outer parts first and, at one depth, larger cuts
-    first: a table's tool before one of its args, half of fifty names before one of them. `where`
-    names the cut (the path to the part, what left): a cut that kept nothing is not tried again."""
+    first. `where` names the cut (the path to the part, what left)."""
     found = list(_cuts(value, ()))
     order = sorted(range(len(found)), key=lambda at: (len(found[at][0]), -found[at][1], at))
     return _everywhere(value) + [(found[at][2], found[at][3]) for at in order]
@@ -118,9 +107,8 @@ def _fewer(items: list) -> Iterator[tuple[list, list]]:
 
 
 def in_domain(request: dict, rules: bool = True) -> bool:
-    """Is a request's table one the grader can build, each body a spy's (a cut may take out a body's last
-    step), and, with `rules`, one the contract rules accept (a cut may take out a type, the tool an upgrade
-    names)? A few incidents break a rule on purpose (an allowed list on an any arg): their cuts may too."""
+    """Is a request's table one the grader can build, each body a spy's, and, with `rules`, one the contract
+    rules accept? A few incidents break a rule on purpose (an allowed list on an any arg): their cuts may too."""
     table = request.get("table")
     if table is None:
         return True
@@ -135,16 +123,14 @@ def in_domain(request: dict, rules: bool = True) -> bool:
     return True
 
 
-Fails = Callable[[Any], Any]  # a smaller case -> the same failure for it, or None
+def smallest(
+    case: Any, request: Callable[[Any], dict], fails_alike: Callable[[Any], Any], tries: int = MAX_TRIES
+) -> tuple[Any, Any]:
+    """(the smallest case found that fails alike, its failure (fails_alike's)); (case, None) when no cut kept it.
 
-
-def smallest(case: Any, request: Callable[[Any], dict], fails_alike: Fails, tries: int = MAX_TRIES) -> tuple[Any, Any]:
-    """(the smallest case found that fails alike, its failure); (case, None) when no cut kept the failure.
-
-    Greedy, as a delta debugger is: each kept cut is followed by the cuts of the smaller case, but a
-    cut that did not keep the failure is not tried again (`refused`, by where it cuts) until a pass
-    keeps nothing; then, once, every cut of the case as it stands. A case whose class says what a cut
-    must keep (`keeps_form_of(original)`: a run's request keeps its tool and args) is held to it."""
+    Greedy, as a delta debugger is: each kept cut is followed by the cuts of the smaller case, but a cut
+    that did not keep the failure is not tried again (`refused`) until a pass keeps nothing; then, once,
+    every cut of the case as it stands."""
     failure, refused, tried = None, set(), set()
     worth_probing = _worth_probing(request, case)
     fresh = False  # the last pass tried the cuts refused before
@@ -186,10 +172,10 @@ def candidates(case: Any, request: Callable[[Any], dict], original: Any) -> Iter
 def _worth_probing(request: Callable[[Any], dict], original: Any) -> Callable[[Any], bool]:
     """Is a cut of original a case of the lesson's: its request_for writes it, its table is one the contract
     rules accept (where the original's is), every tool of the original's table that a call names is still
-    in it (a call to a tool the table lacks is another question: check_args on an unknown tool is the
-    student's to answer), and its class's form is kept."""
+    in it (an unknown tool is another question), and it keeps the form its class asks (`keeps_form_of`)."""
     asked_first = request(original)
-    named, rules = _tools_named(asked_first), in_domain(asked_first)
+    named, rules = set(asked_first.get("table") or ()) & _strs(asked_first.get("calls")), in_domain(asked_first)
+    keeps_form = getattr(type(original), "keeps_form_of", None)
 
     def worth(smaller: Any) -> bool:
         try:
@@ -200,31 +186,15 @@ def _worth_probing(request: Callable[[Any], dict], original: Any) -> Callable[[A
         return (
             in_domain(asked, rules)
             and all(name in still for name in named & _strs(asked.get("calls")))
-            and _keeps_form(smaller, original)
+            and (keeps_form is None or keeps_form(smaller, original))
         )
 
     return worth
 
 
-def _tools_named(request: dict) -> set[str]:
-    """The tools of a request's table that its calls name (a tool's name, a run's request's tool)."""
-    return set(request.get("table") or ()) & _strs(request.get("calls"))
-
-
 def _strs(value: Any) -> set[str]:
     """Every str inside value: a dict's values and items, not its keys."""
-    if type(value) is str:
-        return {value}
-    if type(value) is dict:
-        return set().union(*map(_strs, value.values()))
-    if type(value) in (list, tuple):
-        return set().union(*map(_strs, value))
-    return set()
-
-
-def _keeps_form(smaller: Any, original: Any) -> bool:
-    keeps = getattr(type(smaller), "keeps_form_of", None)
-    return keeps is None or keeps(smaller, original)
+    return {part for part in values.inside(value) if type(part) is str}
 
 
 def _key(case: Any) -> str:

@@ -20,7 +20,7 @@ a student would type, for feedback.
 import json
 import math
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agtool.contract import MAX_INT_BITS  # json cannot print an int of over 4300 digits
@@ -178,12 +178,17 @@ def is_marker(value: Any) -> bool:
     return type(value) is dict and NOT_PLAIN in value
 
 
+def inside(value: Any) -> Iterator[Any]:
+    """value, then every item of a list or tuple and every value of a dict anywhere inside it."""
+    yield value
+    items = value.values() if type(value) is dict else value if type(value) in (list, tuple) else ()
+    for item in items:
+        yield from inside(item)
+
+
 def anywhere(value: Any, test: Callable[[Any], bool]) -> bool:
-    """Does `test` hold for value, or for an item of a list or a value of a dict anywhere inside it?"""
-    if test(value):
-        return True
-    items = value.values() if type(value) is dict else value if type(value) is list else ()
-    return any(anywhere(item, test) for item in items)
+    """Does `test` hold for value, or for anything inside it?"""
+    return any(map(test, inside(value)))
 
 
 def same(a: Any, b: Any) -> bool:
