@@ -5,10 +5,8 @@ For a notebook's self-check cell:
     from grader import check
     check(2)          # stage 2's checks on the agtool/tools.py that `import agtool.tools` loads
 
-For instructors: `python -m grader grade PATH/tools.py --results results.json`
-(see `python -m grader --help`). Where things are: grader/kit/ (what ships in the student
-kit or enters a sandboxed child; its boundary/ is the process boundary) and
-grader/instructor/ (what never leaves the instructor); README.md's map says who imports whom.
+For instructors: `python -m grader --help`. grader/kit/ may ship in the student kit or enter a
+sandboxed child; grader/instructor/ never leaves the instructor (README.md's map).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -22,9 +20,8 @@ __all__ = ["CheckReport", "check"]
 
 
 def __getattr__(name: str) -> Any:
-    # Looked up on first use, not imported here: every process that imports a grader module
-    # imports this package first, a sandboxed child too, and check() brings the checks (and,
-    # in the repository, the oracle), which no child may hold (tests/sandbox/test_trust_boundary.py).
+    # Looked up on first use: every process that imports a grader module imports this package first, a
+    # sandboxed child too, and check() brings the checks and the oracle, which no child may hold.
     if name in __all__:
         from grader.kit import selfcheck
 

@@ -1,8 +1,7 @@
 """The kit's command: `python -m grader check N [PATH]`, check(N) from a terminal.
 
-It prints the table check(N) shows in a notebook and exits 0 when every check of the
-stage passes, 1 when one fails, 2 on bad input. In the kit it judges the public
-cases; in the repository, random cases against the oracle, as check(N) does there.
+It prints the table check(N) shows and exits 0 when every check of the stage passes, 1 when one
+fails, 2 on bad input.
 """
 
 import argparse
@@ -14,8 +13,6 @@ from grader.kit.intake import NotASubmission, read_submission
 from grader.kit.selfcheck import check
 
 
-# configure_check adds the arguments, check_from_terminal runs them: named apart from
-# grader.kit.report.check_command (the command's text) and probing.run_check (one check's run).
 def configure_check(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
     parser.add_argument(
         "stage", type=_stage, metavar="N", help=f"the stage to check: {', '.join(map(str, CHECKLISTS))}"

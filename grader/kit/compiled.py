@@ -1,14 +1,10 @@
-"""A submission compiled once a grade, not once a stage: the child's side.
+"""A submission compiled once a grade, not once a stage (a sixth of a stage's start): the child's side.
 
-Six children grade one submission, one a stage, and each compiled the same tools.py
-(11 ms of a 700-line file, a sixth of a stage's start). Now the first compiles it before a
-line of the submission runs, writes the code (marshal) to CODE_FILE in its workdir and its
-sha256 on the pipe only the grader's code holds (after the word that it is confined); the
-parent takes the file when that pipe has closed, keeps it only if its sha256 is the one said
-there (the submission may have rewritten the file since), and copies it into each later
-child's workdir with both digests in the job. A later child uses it only if the digests
-agree, and compiles as before otherwise: the code is the grader's compile of the student's
-own source, never anything the student's code wrote.
+The first stage's child compiles tools.py before a line of it runs, writes the code (marshal) to
+CODE_FILE and says its sha256 on the pipe only the grader's code holds; the parent keeps the file only
+if its digest is the one said (the submission may have rewritten it since) and hands it to each later
+child with both digests, which uses it only if they agree: the code is always the grader's compile of
+the student's source, never anything the student's code wrote.
 """
 
 import hashlib
@@ -25,10 +21,9 @@ def digest(data: bytes) -> str:
 
 
 def prepare(job: dict, said: int) -> CodeType | None:
-    """The code of the job's tools.py: the parent's copy if its digests hold, else compiled here (and,
-    when the job asks, written to CODE_FILE with its digest said on `said`). None if it does not
-    compile: the import then fails as it always did, with its SyntaxError. The code is compiled as from
-    job["shown"], the file as its reader names it (grader/kit/boundary/runner.py's load)."""
+    """The code of the job's tools.py, compiled as from job["shown"]: the parent's copy if its digests hold,
+    else compiled here (and, when the job asks, written to CODE_FILE with its digest said on `said`). None
+    if it does not compile: the import then fails with its SyntaxError (runner.load)."""
     path, shown = job["path"], job["shown"]
     try:
         with open(path, "rb") as file:
@@ -61,7 +56,6 @@ def prepare(job: dict, said: int) -> CodeType | None:
 
 
 def _retarget(code: CodeType, filename: str) -> CodeType:
-    """code, and every code object inside it, as compiled from `filename` (a marshalled code keeps the name it was
-    compiled under; a later child's job may name the file otherwise)."""
+    """code, and every code object inside it, as compiled from `filename` (a later job may name it otherwise)."""
     consts = tuple(_retarget(const, filename) if isinstance(const, CodeType) else const for const in code.co_consts)
     return code.replace(co_filename=filename, co_consts=consts)

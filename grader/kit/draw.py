@@ -1,16 +1,10 @@
 """What the grader draws with Hypothesis: contracts, args, return specs, values.
 
-Each function here takes `d`, the `draw` of an @st.composite, and draws only
-from strategies built once, below: building a strategy inside a draw, or
-nesting composites, costs more than the draw itself, and the grader draws
-thousands of values per submission.
-
-Values are drawn in their JSON spelling (grader/kit/boundary/values.py): a tuple is
-{"$tuple": [...]}, so a case travels to the submission's process as it is.
-Every contract obeys the spec's table rules (what agtool's check_table accepts).
-Draws stay out of the spec's grey zones, so any correct module agrees with the
-oracle: no NaN or infinity where no bound could make it wrong, no int where a
-result wants a float, no -0.0 (equal to 0.0, yet JSON tells them apart).
+Each function takes `d`, the `draw` of an @st.composite, and draws only from strategies built once,
+below: building one inside a draw, or nesting composites, costs more than the draw itself. Values are
+drawn in their JSON spelling (values.py: {"$tuple": [...]}), every contract obeys the table rules, and
+draws stay out of the spec's grey zones, so any correct module agrees with the oracle: no NaN or
+infinity where no bound could make it wrong, no int where a result wants a float, no -0.0.
 """
 
 from collections.abc import Callable, Sequence
@@ -71,8 +65,8 @@ def fresh_name(taken, name: str) -> str:
 
 
 def names(d: Draw, least: int = 0, most: int = 3) -> list[str]:
-    """Distinct names: a run through the pool, from a drawn start by a drawn step (one draw for both:
-    names are drawn thousands of times a grading). The count is a draw of its own, so it shrinks alone."""
+    """Distinct names: a run through the pool from a drawn start by a drawn step (one draw for both, for speed);
+    the count is a draw of its own, so it shrinks alone."""
     count = d(st.integers(least, most))
     code = d(st.integers(0, len(POOL) * len(_STEPS) - 1))
     start, step = code % len(POOL), _STEPS[code // len(POOL)]

@@ -1,14 +1,9 @@
 """Grading one submission: each stage in its own fresh session, checks in order, scores.
 
-A stage's score depends only on that stage's functions: while stage N is probed
-the child runs the grader's trusted versions of the earlier stages (grader/kit/boundary/runner.py).
-A session that dies (hang, crash, flood) costs the check it died in and the
-stage's later checks, never another stage. Given public cases (the student
-kit), each check judges those instead of drawing random cases.
-
-The submission is read once a grade (grader/kit/intake.py), and every stage's
-session gets those bytes: what a stage's child does to its copy, or anyone to the
-file, reaches no other stage.
+A stage's score depends only on its own functions: while stage N is probed the child runs trusted
+versions of the earlier stages (boundary/runner.py). A session that dies (hang, crash, flood) costs
+the check it died in and the stage's later checks, never another stage. The submission is read once
+(intake.py) and every stage gets those bytes, so what one stage's child does to the file reaches no other.
 """
 
 import time
@@ -63,9 +58,8 @@ def grade(
     scale: float = 1.0,
     public: dict | None = None,
 ) -> Grade:
-    """Grade a submission as read (grader/kit/intake.py), or the tools.py at a path, read here once. only="2.3"
-    runs that one check; scale < 1 draws fewer cases; cases (label -> [(case, expected)], grader/kit/public.py)
-    replace the random draws. A file that is no submission (intake's refusal) has every check not run, saying why."""
+    """Grade a submission as read (intake.py), or the tools.py at a path, read here once. only="2.3" runs that
+    one check; scale < 1 draws fewer cases; public (label -> [(case, expected)], public.py) replaces the draws."""
     started = time.perf_counter()
     read = read_once(submission, seed, only, stages)
     if isinstance(read, Grade):
@@ -87,21 +81,17 @@ def grade(
 def read_once(
     submission: Submission | str, seed: int, only: str | None = None, stages: tuple[int, ...] = tuple(CHECKLISTS)
 ) -> Submission | Grade:
-    """The submission as read (grader/kit/intake.py: a path is read here, once); for a file that is no
-    submission, its grade: every check not run, saying why."""
-    if not isinstance(submission, str):
-        return submission
+    """The submission as read (a path is read here, once); for a file that is no submission, its grade."""
     try:
         return submission_at(submission)
     except NotASubmission as why:
-        return refused(submission, seed, str(why), only, stages)
+        return refused(str(submission), seed, str(why), only, stages)  # a path: a Submission is never refused
 
 
 def refused(
     path: str, seed: int, why: str, only: str | None = None, stages: tuple[int, ...] = tuple(CHECKLISTS)
 ) -> Grade:
-    """The grade of a file that is no submission (grader/kit/intake.py's refusal): every check not run, saying why,
-    as when each stage's session could not start on it."""
+    """The grade of a file that is no submission (intake.py's refusal): every check not run, saying why."""
     return Grade(path, seed, _unrun(f"not run: {why}", only, stages), 0.0)
 
 
@@ -111,7 +101,7 @@ def not_graded(path: str, seed: int, why: str) -> Grade:
 
 
 def _unrun(message: str, only: str | None = None, stages: tuple[int, ...] = tuple(CHECKLISTS)) -> list[CheckResult]:
-    """Every check (of `stages`, or `only` that one) failed with `message`, as a session that could not start."""
+    """Every check (of `stages`, or `only` that one) failed with `message`, as when no session could start."""
     return [
         CheckResult(check, False, message, died=True)
         for number in stages
@@ -128,7 +118,7 @@ def grade_stage(
     cut: bool = False,
 ) -> list[CheckResult]:
     """The stage's checks in order, in one session; with `cut`, each failing case then cut down to the smallest
-    that fails alike (probing.shrunk: it needs the oracle, so the kit's stored cases are shown whole)."""
+    that fails alike (probing.shrunk needs the oracle: the kit's stored cases are shown whole)."""
     results: list[CheckResult] = []
     try:
         session = session_factory(submission, checks[0].stage)

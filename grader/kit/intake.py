@@ -1,11 +1,8 @@
 """What the grader accepts as a submission: a regular .py file of at most MAX_SUBMISSION_BYTES.
 
-Read once, without following a symlink and without blocking: a FIFO named tools.py
-would hang whoever opens it for reading, a device could stream forever. Every
-refusal is one line naming the file and what to do. What was read (a Submission) is
-what every stage of the grade gets, as bytes: the file is never read again, so a file
-changed or replaced on disk since, by its student or by the submission's own code in
-an earlier stage's child, changes nothing of the grade.
+Read once, without following a symlink and without blocking (a FIFO named tools.py would hang its
+reader, a device could stream forever); every refusal is one line naming the file and what to do. The
+bytes read (a Submission) are what every stage gets: a file changed on disk since changes nothing.
 """
 
 import hashlib
@@ -72,8 +69,7 @@ def read_submission(path: str, shown: str | None = None) -> Submission:
 
 
 def submission_at(given: Submission | str) -> Submission:
-    """given, if it was read already; else the file at that path read now (refused by its name alone, as a
-    sandboxed stage names its copy)."""
+    """given, if it was read already; else the file at that path read now (refused by its name alone)."""
     return given if isinstance(given, Submission) else read_submission(given, os.path.basename(given))
 
 
@@ -99,12 +95,9 @@ def _read(path: str, shown: str) -> bytes:
 
 def find_tools(folder: Path) -> Path | None:
     """The tools.py in folder, or the shallowest one below it (the first by path among equals); None if it
-    holds none. NotASubmission when none is found within SEARCHED_DEPTH levels or SEARCHED_ENTRIES entries.
-
-    Level by level, never recursing (a chain of folders thousands deep is an upload, and Path.rglob
-    recurses once per level on Python 3.11), and never into a hidden folder or a folder's symbolic link.
-    A level's tools.py is looked up by name before its folders are listed: what lies beside it costs nothing.
-    """
+    holds none; NotASubmission when none is found within SEARCHED_DEPTH levels or SEARCHED_ENTRIES entries.
+    Level by level, never recursing (Path.rglob recurses once per level on 3.11), never into a hidden folder
+    or a link, and a level's tools.py looked up by name before its folders are listed."""
     level, listed = [folder], 0
     for _ in range(SEARCHED_DEPTH + 1):  # the folder itself, then SEARCHED_DEPTH levels below it
         found = [parent / "tools.py" for parent in level if _not_a_folder(parent / "tools.py")]
@@ -135,7 +128,7 @@ def find_tools(folder: Path) -> Path | None:
 
 
 def _not_a_folder(path: Path) -> bool:
-    """Is there an entry at path that is not a folder (a file, a link, a FIFO: what to read, or refuse, by name)?"""
+    """Is there an entry at path that is not a folder (what to read, or refuse, by name)?"""
     try:
         return not stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:

@@ -1,9 +1,8 @@
 """LocalSession: the submission imported into this very process.
 
-Right for a student's self-check in a notebook (their own code, their own kernel),
-wrong for grading strangers: grader.instructor.sandbox.session.SandboxSession forks a
-confined child. Requests and outcomes still cross the same boundary (JSON and an
-Exchange, grader/kit/boundary/), so a grade by either sees the very same data.
+Right for a student's self-check in their own kernel, wrong for grading strangers (the sandbox's
+SandboxSession forks a confined child). Requests and outcomes still go through JSON and an Exchange,
+so a grade by either sees the very same data.
 """
 
 import json
@@ -16,12 +15,10 @@ from grader.kit.intake import NotASubmission, Submission, submission_at
 
 
 class LocalSession:
-    """The submission imported here, in-process; requests and outcomes still go through JSON and an
-    Exchange, so a grade by LocalSession and by the sandbox see the very same data."""
+    """The submission imported here, in-process."""
 
     def __init__(self, submission: Submission | str, stage: int = 1):
-        """`submission`: as read once for the grade (grader/kit/intake.py); a path is read here. Its bytes are
-        compiled as from its path, never read from there again."""
+        """`submission`: as read once for the grade (intake.py), or a path read here; never read again."""
         try:
             read = submission_at(submission)
         except NotASubmission as refused:

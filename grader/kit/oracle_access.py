@@ -1,12 +1,9 @@
 """The grader's trusted logic, grader/instructor/oracle.py, where there is one: in the repository, never in the kit.
 
-Every module check() needs reads the oracle through `oracle` here, so the
-student kit (no grader/instructor/) imports them all the same. That the oracle is
-here or not is the one thing that decides how check() judges: with it, random
-cases against the oracle and trusted earlier stages (stage isolation); without
-it, the public cases' stored answers, on the student's own earlier stages.
-
-A sandboxed child never imports this module: it is the judge's (tests/sandbox/test_trust_boundary.py).
+Every module check() needs reads the oracle through `oracle` here, so the kit imports them all the
+same. Whether it is here decides how check() judges: random cases against the oracle, on trusted
+earlier stages; or, in the kit, the public cases' stored answers, on the student's own. A sandboxed
+child never imports this module (tests/sandbox/test_trust_boundary.py).
 """
 
 import importlib
@@ -18,8 +15,7 @@ from grader.kit.errors import GraderError
 
 
 class _Absent(ModuleType):
-    """`oracle` in the kit: a judge that reaches for it anyway is the grader's bug, and says so
-    (rather than an AttributeError on None, or a type that says None to every caller)."""
+    """`oracle` in the kit: a judge that reaches for it anyway is the grader's bug, and says so."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # what tools ask of any module (__file__, __path__): it has none
@@ -29,8 +25,7 @@ class _Absent(ModuleType):
         )
 
 
-# Looked for beside this package only: an editable install of the repository would
-# otherwise lend its oracle to a kit run with the same Python.
+# Looked for beside this package only: an editable install of the repository would lend its oracle to a kit.
 _HERE = (Path(__file__).resolve().parents[1] / "instructor" / "oracle.py").is_file()
 oracle: ModuleType = (
     importlib.import_module("grader.instructor.oracle") if _HERE else _Absent("grader.instructor.oracle")

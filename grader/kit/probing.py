@@ -359,11 +359,11 @@ def cases_of(check: Check, seed: int, scale: float = 1.0) -> tuple[Any, ...]:
     return _PASSED_DRAWS[key]
 
 
-def draw_ahead(checks: list[Check], seed: int, scale: float = 1.0) -> None:
+def draw_ahead(checks: list[Check], seed: int) -> None:
     """Draw every check's random cases now: a process that forks graders (class's pool) calls this first,
     so that its workers inherit the draws instead of each drawing them again."""
     for check in checks:
-        cases_of(check, seed, scale)
+        cases_of(check, seed)
 
 
 def _draw(check: Check, seed: int, scale: float, try_case: Callable[[Any], None]) -> None:

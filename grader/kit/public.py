@@ -1,12 +1,8 @@
 """Public cases: fixed cases for every check, each with what a correct module gives, for the student kit.
 
-The kit cannot carry the oracle (grader/instructor/oracle.py solves every stage), so its
-check(N) cannot judge random inputs. At release, `draw_cases` takes each
-check's incident cases and a fixed draw of others (RELEASE_SEED), smallest JSON
-first, and stores each with its check's expect(case), worked out here with the
-oracle; in the kit, `load` reads them back and `probing.run_public` judges the
-student's answers with the checks' compare alone. Like public tests: the grade
-that counts draws hidden random cases (`python -m grader grade`).
+The kit cannot carry the oracle, so at release `draw_cases` stores each check's incidents and a fixed
+draw of others (RELEASE_SEED), smallest first, with the oracle's expect(case); in the kit, `load` reads
+them back and `probing.run_public` judges with the checks' compare alone. The grade draws hidden cases.
 """
 
 import dataclasses
@@ -25,8 +21,8 @@ from grader.kit.probing import Check, case_seed
 FILE = Path(__file__).with_name("public_cases.json")
 RELEASE_SEED = 20_260_101
 DRAWN = 20  # drawn cases per check, besides its incidents (fewer where there are fewer to draw)
-# Stage 6's: each of its cases is whole graph runs (LangGraph's own machinery, about 2 ms a run), and
-# a student runs check(6) after every edit: 7 a check keep a warm check(6) under 0.3 s (bench --first-check).
+# Stage 6's cases are whole graph runs, and a student runs check(6) after every edit: 7 a check keep it quick
+# (bench --first-check).
 DRAWN_FOR_STAGE = {6: 7}
 _CASES_IN = "grader.kit.checks."
 
@@ -83,8 +79,8 @@ def release_text() -> str:
     return dumps(draw_cases(every_check()))
 
 
-def load(path: Path = FILE, stages: Collection[int] | None = None) -> dict[str, list[tuple[Any, Any]]]:
-    return loads(path.read_text(encoding="utf-8"), stages)
+def load(stages: Collection[int] | None = None) -> dict[str, list[tuple[Any, Any]]]:
+    return loads(FILE.read_text(encoding="utf-8"), stages)
 
 
 def loads(text: str, stages: Collection[int] | None = None) -> dict[str, list[tuple[Any, Any]]]:

@@ -1,13 +1,8 @@
 """check(N): a stage's checks on the student's tools.py, in this process, as a table; and the kit's `make test`.
 
-In a notebook: `from grader import check; check(2)`. In the repository check() draws
-random cases and judges them against the grader's oracle, with the earlier stages
-replaced by trusted ones. The student kit has no oracle: there check() judges the
-kit's public cases (grader/kit/public.py), on the student's own earlier stages.
-
-`python -m grader.kit.selfcheck` (the kit's `make test`) runs every stage's check()
-and prints one line: each stage's points, and the command that shows the first
-failing stage's table (`python -m grader check N`); exit 1 unless all pass.
+In the repository check() judges random cases against the oracle, on trusted earlier stages; in the
+kit, the public cases (public.py), on the student's own. `python -m grader.kit.selfcheck` (the kit's
+`make test`) prints one line for every stage's check() and exits 1 unless all pass.
 """
 
 import html
@@ -60,13 +55,8 @@ class CheckReport:
 
 
 def check(stage: int, path: str | Submission | None = None, seed: int = 0) -> CheckReport:
-    """Run stage `stage`'s checks on tools.py, in this process, and return a table of the results.
-
-    path=None checks the agtool/tools.py that `import agtool.tools` would load; the
-    file is read afresh (once: grader/kit/intake.py; or given as read), so edits since
-    the last run count. A stage not started yet shows "not implemented yet"; nothing
-    here raises for a student's mistake.
-    """
+    """Run stage `stage`'s checks on tools.py (None: the one `import agtool.tools` would load, read afresh),
+    in this process, and return a table of the results; nothing here raises for a student's mistake."""
     if stage not in CHECKLISTS:
         return CheckReport(problem=f"check(stage): stage is {stage!r}; use one of {', '.join(map(str, CHECKLISTS))}")
     given = path.shown if isinstance(path, Submission) else path
@@ -95,9 +85,8 @@ def _public_grade(submission: Submission, stage: int) -> Grade:
 
 
 def earlier_causes(submission: Submission, stage: int) -> str:
-    """In the kit, where a failure of `stage` may come from: each earlier stage it runs (2 up to it) that fails
-    its own public cases, by what it writes and its failing checks; "" when they all pass. The grade puts
-    trusted stages in their place, so there a failure is always the stage's own."""
+    """In the kit, where a failure of `stage` may come from: each earlier stage (2 up to it) that fails its own
+    public cases; "" when they all pass. (The grade runs trusted earlier stages.)"""
     said = []
     for earlier in range(2, stage):
         failed = [result.check.label for result in _public_grade(submission, earlier).results if not result.passed]

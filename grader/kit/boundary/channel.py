@@ -1,19 +1,11 @@
 """The channel between the grader and a sandboxed child: length-prefixed JSON frames over two pipes.
 
-This is the child's side (`serve`): it reads a request, answers it with one frame per
-call, and in between asks the parent to run a tool body ({"body": tool}) and waits for
-what the body did. The frames go out together, when the request is answered or a body
-run must be waited for: the parent is woken once a request, not once a frame. The parent's
-side is grader/instructor/sandbox/session.py, which reads every frame as hostile
-(grader/kit/boundary/exchange.py's Exchange).
-
-An honest frame is small: one outcome, whose value values.to_plain keeps within MAX_JSON
-bytes, MAX_MARKS marks and MAX_DEPTH; or a text of a few hundred characters; or a body
-run's {"body": tool}. The parent refuses, before it decodes a byte of it, any frame over
-MAX_FRAME bytes or MAX_FRAME_MARKS marks, then any nested deeper than MAX_FRAME_DEPTH;
-and the outcomes of one request together over REQUEST_NODES nodes or REQUEST_TEXT
-characters (grader/kit/boundary/exchange.py). So whatever a child sends, what the parent holds of
-one request is bounded (docs/threat-model.md says by how much).
+This is the child's side (`serve`): it reads a request, answers it with one frame per call, and in
+between asks the parent to run a tool body ({"body": tool}) and waits for what it did. The parent's
+side (grader/instructor/sandbox/session.py) reads every frame as hostile: it refuses, before decoding,
+a frame over MAX_FRAME bytes or MAX_FRAME_MARKS marks, then one deeper than MAX_FRAME_DEPTH, and a
+request's outcomes over REQUEST_NODES or REQUEST_TEXT (exchange.py), so what it holds is bounded.
+An honest frame is small: one outcome, as values.to_plain bounds it, a short text, or a body run.
 """
 
 import json
@@ -53,9 +45,8 @@ def frame(data: Any) -> bytes:
 def serve(make_child: Callable, path: str, bind: Callable, from_parent: int, to_parent: int, code: Any = None) -> None:
     """Answer requests until the parent closes the channel; `code`: the submission compiled already."""
 
-    # A request's frames go out together, in one write, when it is answered or when a body run
-    # must wait for the parent: the same bytes in the same order, and the parent woken once, not once
-    # a frame (on a virtual machine each wake-up is most of what a small request costs).
+    # A request's frames go out in one write, when it is answered or a body run must wait for the parent:
+    # the parent woken once, not once a frame (on a virtual machine each wake-up is most of a request's cost).
     unsent: list[bytes] = []
 
     def send(data: Any) -> None:

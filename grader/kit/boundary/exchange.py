@@ -1,18 +1,11 @@
 """The parent's side of the process boundary: what it takes from a submission's process, and how.
 
-A session answers requests with observations: {"results": [outcome per call, each
-with "runs": {tool: body runs during that call}]}, or {"error": ..., "message": ...}
-when nothing could be called. The parent's side of every request is an `Exchange`:
-it holds the case's spy bodies, runs one each time the child asks (so body runs are
-counted where the submission cannot touch them), and takes nothing from the child
-but well-formed outcomes, one per call, in order (anything else: ChannelBroken), and
-no more of them than channel.py's REQUEST_NODES and REQUEST_TEXT: a frame is bounded
-before it is decoded (the sandbox's reader, grader/instructor/sandbox/session.py), the
-outcomes it keeps for the request by these. A student's text is cleaned here
-(clean_text) before anything shows it.
-
-Both sessions speak through it: grader/kit/local.py's LocalSession (in-process) and
-grader/instructor/sandbox/session.py's SandboxSession (a confined child).
+A session answers requests with observations: {"results": [outcome per call, each with "runs":
+{tool: body runs during that call}]}, or {"error": ..., "message": ...} when nothing could be called.
+An `Exchange` is the parent's side of one request, for both sessions (local.py's and the sandbox's):
+it runs the spy bodies when the child asks, so runs are counted where the submission cannot touch
+them, and takes nothing but well-formed outcomes, one per call, within channel.py's REQUEST_NODES
+and REQUEST_TEXT (anything else: ChannelBroken). A student's text is cleaned here (clean_text).
 """
 
 import unicodedata
@@ -38,9 +31,8 @@ SessionFactory = Callable[[Submission, int], Session]  # (the submission as read
 
 
 def clean_text(text: str, limit: int = TEXT_LIMIT) -> str:
-    """A student's text made safe to show anywhere: no lone surrogates, no control characters, cut short."""
-    # Each character becomes one character or more, so the first `limit` decide all that is shown:
-    # a text of megabytes is cut before it is cleaned (a character at a time), not after.
+    """A student's text made safe to show anywhere: no lone surrogates, no control characters, cut short
+    (before it is cleaned a character at a time: each becomes one or more, so the first `limit` decide)."""
     cut = len(text) > limit
     text = _printable(text[:limit] if cut else text)
     return text[:limit] + " …" if cut or len(text) > limit else text
@@ -125,8 +117,8 @@ class Exchange:
 
 
 def weigh(value: Any) -> tuple[int, int]:
-    """(nodes, text) of decoded JSON data: its values and keys; the characters of its strs and keys
-    and the bytes of its ints. Without recursion: a frame's depth is checked, but not here."""
+    """(nodes, text) of decoded JSON data: its values and keys; the characters of its strs and keys and the
+    bytes of its ints. Without recursion."""
     if type(value) is str:  # most outcomes: a reason, or None
         return 1, len(value)
     nodes, text, todo = 0, 0, [value]

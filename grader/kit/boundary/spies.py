@@ -1,16 +1,13 @@
 """Spy tool bodies: they count their runs, and return or raise what the grader chose.
 
-A request describes a contract table whose tools have spies for bodies:
+A request's table gives its tools spies for bodies:
 
     {"t": {"description": "...", "args": {...}, "returns": {...}, "upgrade": "t2",
-           "body": [{"return": value}, {"raise": "KeyError"}]}}
+           "body": [{"return": value}, {"raise": "KeyError"}, {"echo": value}]}}
 
-Run k of a body does step k of its list (the last step again once the list is
-used up). A step {"echo": value} returns value with the args the body was called with
-under "got" (`echoed`): what the door passed on is then part of the value it returns.
-The spies live in the parent only: the child's TOOLS get stubs that
-ask the parent to run the body (grader/kit/boundary/runner.py), and the parent counts.
-The parent also builds the very same table to predict what a correct module does.
+Run k of a body does step k (the last one again once they are used up); an echo returns its value with
+the args the body got under "got". The spies live in the parent: the child's TOOLS get stubs that ask
+the parent to run the body (runner.py), and the parent counts.
 """
 
 import builtins
@@ -20,8 +17,7 @@ from typing import Any
 
 from grader.kit.boundary.values import decode
 
-# Exception names the grader raises from spies: the built-in ones, and its own.
-_made: dict[str, type] = {}
+_made: dict[str, type] = {}  # the exception classes made for the names spies raise that are not built in
 # The built-in BaseExceptions that are no Exception: a door must let them out (stage 4).
 LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit")
 SPY_MARK = "grader_spy"  # set on every exception a spy raises: the child tells it from a real Ctrl-C
@@ -38,8 +34,7 @@ def is_body(steps: Any) -> bool:
 
 
 def exception_class(name: str) -> type:
-    """The built-in Exception class of that name (or KeyboardInterrupt, SystemExit, GeneratorExit),
-    asyncio.CancelledError for "CancelledError", or a new Exception subclass named so."""
+    """The built-in Exception class of that name (or one of LET_OUT), asyncio.CancelledError, or a new one."""
     found = getattr(builtins, name, None)
     if isinstance(found, type) and (issubclass(found, Exception) or name in LET_OUT):
         return found
@@ -55,16 +50,13 @@ def exception_class(name: str) -> type:
 class Spy:
     """A tool body that records each run's args and does what its steps say, or what `wraps` does.
 
-    `calls` holds one entry a run: its args (a positional one under its index: a picker gets the
-    request so), or None for a run the submission's process asked for by tool name alone (its args
-    stay in that process). `runs` is their count, so no count strays from the record; `last` is what
-    the body last returned.
+    `calls` holds one entry a run: its args (a positional one under its index), or None for a run the
+    child asked for by name alone (its args stay there); `runs` counts them; `last` is what it last returned.
     """
 
     def __init__(self, steps: list[dict] | None = None, wraps: Callable[..., Any] | None = None, spelled: bool = False):
-        """steps: {"return": value}, {"raise": name} or {"echo": value}, values written as Python (each run
-        returns a deep copy: a caller may change it), or, spelled, as a request spells them in JSON (the
-        grader's own spies: each run decodes the value afresh)."""
+        """steps' values written as Python (each run returns a deep copy: a caller may change it), or,
+        `spelled`, as a request spells them in JSON (each run decodes the value afresh)."""
         self.steps, self.wraps, self.spelled = steps or [], wraps, spelled
         self.calls: list[dict[int | str, Any] | None] = []
         self.last: Any = None
@@ -97,8 +89,8 @@ class Spy:
 
 
 def echoed(step: dict, args: tuple, kwargs: dict) -> dict:
-    """An echo step's value: its own, with the args the body was given under "got" (keyword ones by name,
-    positional ones by their index as a str): a door that fills in a default, or drops an arg, shows."""
+    """An echo step's value with the args the body was given under "got" (positional ones by their index as a
+    str): a door that fills in a default, or drops an arg, shows."""
     got: dict[str, Any] = {str(index): arg for index, arg in enumerate(args)}
     got.update(kwargs)
     return {**decode(step["echo"]), "got": got}
@@ -133,7 +125,7 @@ def spy_table(spec: dict) -> tuple[dict, dict[str, Spy]]:
 
 
 def bodies(spec: dict) -> dict[str, Spy]:
-    """Tool name -> its spy, alone: what the parent runs for the child, which holds the table itself."""
+    """Tool name -> its spy: what the parent runs for the child, which holds the table itself."""
     return {name: Spy(entry["body"], spelled=True) for name, entry in spec.items()}
 
 

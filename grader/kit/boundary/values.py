@@ -1,20 +1,12 @@
 """Values that cross between the grader and the submission's process.
 
-Going in, a request spells in JSON a few values JSON has no word for (a tuple,
-a set, bytes, a bare object, a dict with int keys, a list that holds itself, an
-int of over 4,300 digits, a Touchy object whose == raises), so
-the grader can hand them
-to the submission: `decode` builds them. Coming back, `to_plain` turns whatever
-a submission's function returned into plain JSON data; anything else (a str
-subclass, an object whose __eq__ always says True, a cycle, a flood) becomes a
-"not plain data" marker, which the parent judges wrong without comparing it.
-Its JSON is bounded too: at most MAX_JSON bytes and MAX_MARKS of the characters
-[ { , : (`marks`, an upper bound on its nodes the parent counts before decoding
-anything: grader/instructor/sandbox/session.py refuses a frame past these).
-
-`same` is the parent's equality: strict about types (1, 1.0 and True differ),
-blind to dict key order, and NaN equals NaN. `py` writes a value as the Python
-a student would type, for feedback.
+Going in, a request spells in JSON the values JSON has no word for ({"$tuple": [...]}, a set, bytes,
+a list that holds itself, an int of over 4,300 digits, a Touchy object whose == raises): `decode`
+builds them. Coming back, `to_plain` turns whatever a function returned into plain JSON data, with a
+"not plain data" marker for anything else (a str subclass, an __eq__ that always says True, a cycle,
+a flood), judged wrong without being compared; its JSON stays within MAX_JSON bytes and MAX_MARKS.
+`same` is the parent's equality (strict types, dict order aside, NaN == NaN); `py` writes a value as
+the Python a student would type.
 """
 
 import json
@@ -27,7 +19,6 @@ from agtool.contract import MAX_INT_BITS  # json cannot print an int of over 430
 
 NOT_PLAIN = "<not plain data>"  # the key of a marker; a plain answer never has it
 
-# JSON spelling of the values JSON cannot hold: {"$tuple": [...]} and so on.
 _DECODERS = {
     "$tuple": lambda items: tuple(decode(item) for item in items),
     "$set": lambda items: set(decode(item) for item in items),
@@ -44,24 +35,22 @@ _SPELLINGS = {"$tuple": "({})", "$set": "{{{}}}"}
 MAX_NODES = 20_000  # an answer bigger than this is a flood, not an answer
 MAX_DEPTH = 60
 MAX_STR = 20_000
-# An answer's JSON, at most: MAX_NODES nodes of about 50 bytes each (a float is 24 at most, a str
-# of MAX_STR characters 240,002 at its widest, every character an astral one as \ud83d\ude00).
-MAX_JSON = 1024 * 1024
-# Its [ { , : characters, at most, its strs' included: a node is one (a dict's key and value two),
-# so MAX_NODES nodes all in dicts take 2 * MAX_NODES, and the rest is room for commas in text.
+MAX_JSON = 1024 * 1024  # an answer's JSON: MAX_NODES nodes of about 50 bytes each
+# Its [ { , : characters, its strs' included: a node is one (a dict's key and value two), and the rest is
+# room for commas in text.
 MAX_MARKS = 4 * MAX_NODES
 _MARKS = (b"[", b"{", b",", b":")
 
 
 def marks(text: bytes) -> int:
-    """How many of the characters [ { , : a JSON text holds, inside its strs too: more than its nodes
-    (every node but the outermost follows one), counted at C speed before anything is decoded."""
+    """How many of the characters [ { , : a JSON text holds, inside its strs too: more than its nodes,
+    counted at C speed before anything is decoded."""
     return sum(map(text.count, _MARKS))
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    """Do decoded JSON data nest lists and dicts more than `limit` deep? Without recursion: it is
-    asked of data that nothing has checked yet."""
+    """Do decoded JSON data nest lists and dicts more than `limit` deep? Without recursion: nothing has
+    checked the data yet."""
     level = [value] if type(value) in (list, dict) else []
     for _ in range(limit):
         if not level:
@@ -83,8 +72,7 @@ def tagged(value: Any) -> str | None:
 
 
 class Touchy:
-    """A value a tool may send back whose comparisons raise (==, <, hash: `value in ("", [])` too):
-    a check that compares before it checks the type cannot judge it."""
+    """A value a tool may send back whose comparisons raise (==, <, hash: `value in ("", [])` too)."""
 
     def __eq__(self, other: object) -> bool:
         raise TypeError("a Touchy value cannot be compared")
@@ -226,21 +214,17 @@ def mutate(value: Any) -> None:
 
 _BIG = 2**32  # an int past this near a power of 2 is written so (2 ** 40, 2 ** 1100 + 3), as a student types it
 _NEAR = 1024  # what is left of it, at most, below 2 ** 64; beyond, any rest below 2 ** 64
-
-
 _TEN_DIGITS = 31  # a power of ten this long or longer is written as one (10 ** 400): its zeros are not read
 
 
 def _power_of_ten(size: int) -> int | None:
-    """k where size is 10 ** k of _TEN_DIGITS digits or more, else None (worked out without str(), which refuses
-    an int of over 4,300 digits)."""
+    """k where size is 10 ** k of _TEN_DIGITS digits or more, else None (without str(): it refuses 4,300 digits)."""
     guess = round((size.bit_length() - 1) * math.log10(2))
     return next((k for k in (guess - 1, guess, guess + 1) if k >= _TEN_DIGITS - 1 and 10**k == size), None)
 
 
 def _big_int(value: int) -> str:
-    """A big int as a power of ten (10 ** 400), or a power of 2 and what is left (2 ** 1100 + 3); its digits
-    where it is near none."""
+    """A big int as a power of ten (10 ** 400), or of 2 and what is left (2 ** 1100 + 3); else its digits."""
     sign, size = ("-", -value) if value < 0 else ("", value)
     ten = _power_of_ten(size)
     if ten is not None:
@@ -256,9 +240,8 @@ def _big_int(value: int) -> str:
 
 
 def py(value: Any, limit: int = 400, runnable: bool = False) -> str:
-    """value written as Python source, cut short past `limit` characters. `runnable`: as code that builds it,
-    for a call a student pastes: a Touchy a bare Touchy() (its comment would end the line) and a list that
-    holds itself holding_itself([...]) (grader/kit/pasteable.py defines it), not [..., [...]] as Python prints it."""
+    """value written as Python source, cut short past `limit` characters. `runnable`: as code that builds it
+    (a bare Touchy(), a list that holds itself as holding_itself([...]), which pasteable.py defines)."""
     text = _py(value, runnable)
     return text if len(text) <= limit else text[:limit] + " …(cut)"
 
