@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from grader.kit.boundary import values
+from grader.kit.boundary import spies, values
 from grader.kit.boundary.runner import LANGGRAPH_DEFAULT_LIMIT
 
 # A check's picture of a setting (TOOLS['t']['args'] = ...) pasted alone stops at its first name: check_args
@@ -35,7 +35,6 @@ _RECURSION_LIMIT = [  # grader/kit/boundary/runner.py's _langgraph_default_limit
     f"type(langgraph_config.DEFAULT_RECURSION_LIMIT)({LANGGRAPH_DEFAULT_LIMIT})",
 ]
 _READS_NO_TOOLS = ("memo_key", "is_json")  # a failing call of these is shown without the table: they never read it
-_LET_OUT = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")  # no Exception
 
 
 @dataclass(frozen=True)
@@ -214,6 +213,6 @@ def _earlier_call(call: dict, result: dict) -> str:
     if call.get("mutate"):
         said = f"change_everything_in({said})"
     if "raised" in result:
-        kind = "BaseException" if str(result["raised"]).split(":")[0] in _LET_OUT else "Exception"
-        return f"with suppress({kind}):\n    {said}"
+        let_out = str(result["raised"]).split(":")[0] in (*spies.LET_OUT, "CancelledError")  # no Exception
+        return f"with suppress({'BaseException' if let_out else 'Exception'}):\n    {said}"
     return said

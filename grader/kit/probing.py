@@ -147,14 +147,13 @@ class Checklist:
             if not doc:
                 raise ValueError(f"check {self.number}.{number} has no docstring: its first line is the title shown")
             title, _, hint = doc.partition("\n\n")
-            known = {check.name: check for check in self.checks}
             if f"{self.number}.{number}" not in RULES:
                 raise ValueError(f"check {self.number}.{number} judges no rule: write it in agtool/rules.py first")
             if examples == 0 and not always:
                 raise ValueError(f"check {self.number}.{number} has no cases: examples=0 needs always=")
             if any(check.number == number for check in self.checks):
                 raise ValueError(f"stage {self.number}: two checks numbered {number}")
-            unknown = [need for need in needs if need not in known]
+            unknown = [need for need in needs if need not in {check.name for check in self.checks}]
             if unknown:
                 raise ValueError(f"check {self.number}.{number} needs {unknown[0]!r}, no earlier check of its stage")
             self.checks.append(
@@ -210,7 +209,7 @@ class _Probing:
     case: Any = None  # its case
     observation: dict | None = None  # and what came back for it
     stop: str | None = None  # why no case can be judged any more (died, not implemented)
-    died: bool = False  # the session died: the stage's later checks cannot run
+    died: bool = False
     inputs: int = 0  # calls judged, what "passed on N inputs" counts
     after: int = 0  # cases tried since the first failure: shrinking's budget
 
