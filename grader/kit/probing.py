@@ -311,16 +311,10 @@ class _Tape:
 def _drawn(
     check: Check, seed: int, scale: float, try_case: Callable[[Any], None], found: _Probing, tape: _Tape
 ) -> None:
-    """The check's random cases, drawn once a process (cases_of), each probed in turn; once one fails,
-    Hypothesis again from its start, to shrink.
-
-    The draws depend on the check, seed and scale alone until an answer is wrong, so Hypothesis's
-    drawing (most of the grader's own time) is spent once a check, not once a student. To shrink,
-    Hypothesis must draw for itself: it is run from its first case, and the requests the child already
-    answered are answered from the tape, so the child never sees a case twice and a module that
-    remembers what it was asked gets the same verdict whatever this process drew before. Draws that
-    are not the list's break that premise: a grader error, never a score.
-    """
+    """The check's random cases, drawn once a process (cases_of: until an answer is wrong the draws depend on
+    the check, seed and scale alone), each probed in turn. Once one fails, Hypothesis runs from its start to
+    shrink, and what the child already answered comes from the tape: the child never sees a case twice, so a
+    module that remembers what it was asked gets the same verdict whatever this process drew before."""
     inputs, noted = found.inputs, list[tuple[dict, dict]]()
     tape.noted = noted
     try:

@@ -29,10 +29,12 @@ Import failures, NotImplementedError and every other exception become outcomes, 
 
 import builtins
 import contextlib
+import functools
 import importlib.machinery
 import importlib.util
 import inspect
 import itertools
+import operator
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -272,10 +274,7 @@ class Child:
     def find(self, where: str | list) -> Any:
         """A module global by name, or a path into one: ["TOOLS", "t", "fn"]."""
         path = [where] if isinstance(where, str) else where
-        found = getattr(self.module, path[0])
-        for key in path[1:]:
-            found = found[key]
-        return found
+        return functools.reduce(operator.getitem, path[1:], getattr(self.module, path[0]))
 
 
 @contextlib.contextmanager
@@ -337,9 +336,7 @@ def _each(table: Any, path: list, args: list, kwargs: dict) -> dict:
         if type(key) is not str:
             continue
         try:
-            found = entry
-            for part in path:
-                found = found[part]
+            found = functools.reduce(operator.getitem, path, entry)
             outcomes[key] = {"value": values.to_plain(found(*args, **kwargs))}
         except BaseException as error:  # NotImplementedError too: what a call of it did
             outcomes[key] = {"raised": _raised(error)}

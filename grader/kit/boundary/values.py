@@ -261,10 +261,9 @@ def _py(value: Any, runnable: bool = False) -> str:
     if tag == "$power":  # as a student would type it: no literal prints it
         base, exponent = value[tag]
         return f"{base} ** {exponent}"
-    if tag == "$intkeys":
-        return "{" + ", ".join(f"{key!r}: {_py(item, runnable)}" for key, item in value[tag]) + "}"
-    if tag == "$ordered":
-        return "OrderedDict({" + ", ".join(f"{key!r}: {_py(item, runnable)}" for key, item in value[tag]) + "})"
+    if tag in ("$intkeys", "$ordered"):
+        text = "{" + ", ".join(f"{key!r}: {_py(item, runnable)}" for key, item in value[tag]) + "}"
+        return text if tag == "$intkeys" else f"OrderedDict({text})"
     if tag:
         items = [_py(item, runnable) for item in value[tag]]
         if tag == "$tuple" and len(items) == 1:
