@@ -192,6 +192,16 @@ def test_a_closed_session_refuses_requests_and_close_is_idempotent(box):
         ("import ctypes\ndef spin():\n    ctypes.string_at(0)\n", Crashed, "segmentation fault"),
         ("def spin():\n    while True:\n        print('x' * 10000)\n", Crashed, "wrote more than 1 MB"),
         ("def spin():\n    raise KeyboardInterrupt\n", Crashed, "nothing could catch"),
+        # An interrupt that says it is a ValueError (isinstance reads __class__; an except clause reads the type):
+        # still one nothing may catch, as the exception it is.
+        (
+            "class Disguised(KeyboardInterrupt):\n"
+            "    __class__ = property(lambda self: ValueError)\n"
+            "def spin():\n"
+            "    raise Disguised\n",
+            Crashed,
+            "nothing could catch",
+        ),
     ],
 )
 def test_a_child_that_hangs_or_dies_is_reported_in_words_a_student_can_act_on(tmp_path, source, error, words):
